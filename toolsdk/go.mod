@@ -1,0 +1,3 @@
+module github.com/ikigai-tools/ikigai/toolsdk
+
+go 1.26

@@ -1,0 +1,111 @@
+package toolsdk
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestHeadTailMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 200 {
+		limit := 2 + rng.IntN(64)
+		h := NewHeadTail(limit)
+		var all []byte
+		for range rng.IntN(20) {
+			p := make([]byte, rng.IntN(40))
+			for i := range p {
+				p[i] = 'a' + byte(rng.IntN(26))
+			}
+			h.Write(p)
+			all = append(all, p...)
+		}
+		want := string(all)
+		if len(all) > limit {
+			head, tail := all[:limit/2], all[len(all)-(limit-limit/2):]
+			want = fmt.Sprintf("%s\n[... %d bytes omitted ...]\n%s", head, len(all)-limit, tail)
+		}
+		if got := h.String(); got != want {
+			t.Fatalf("trial %d (limit %d, %d bytes): got %q, want %q", trial, limit, len(all), got, want)
+		}
+		if h.Len() != int64(len(all)) || h.Truncated() != (len(all) > limit) {
+			t.Fatalf("trial %d: Len %d Truncated %v for %d bytes, limit %d", trial, h.Len(), h.Truncated(), len(all), limit)
+		}
+	}
+}
+
+func TestHeadTailSplitRunes(t *testing.T) {
+	h := NewHeadTail(9)
+	h.Write([]byte(strings.Repeat("é", 20))) // two bytes each: the cut lands mid-rune at both ends
+	got := h.String()
+	if !utf8.ValidString(got) {
+		t.Fatalf("invalid UTF-8: %q", got)
+	}
+	want := "éé\n[... 32 bytes omitted ...]\néé"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	tests := []struct {
+		name  string
+		in    string
+		limit int
+		want  string
+		cut   bool
+	}{
+		{"fits", "hello", 10, "hello", false},
+		{"invalid UTF-8 replaced", "a\xffb", 10, "a\uFFFDb", false},
+		{"long", strings.Repeat("x", 100), 20, strings.Repeat("x", 10) + "\n[... 80 bytes omitted ...]\n" + strings.Repeat("x", 10), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, cut := Truncate(tt.in, tt.limit)
+			if got != tt.want || cut != tt.cut {
+				t.Errorf("Truncate = %q, %v; want %q, %v", got, cut, tt.want, tt.cut)
+			}
+		})
+	}
+}
+
+func TestTruncateControlCharacters(t *testing.T) {
+	in := strings.Repeat("\x01", 10000) // six bytes each when encoded
+	got, cut := Truncate(in, 1000)
+	if !cut {
+		t.Fatal("not truncated")
+	}
+	enc, _ := json.Marshal(got)
+	if len(enc) > 1000+2+64 {
+		t.Errorf("encoded length %d, want about 1000 at most", len(enc))
+	}
+}
+
+func TestWriteJSONReplacesInvalidUTF8(t *testing.T) {
+	tests := []struct {
+		name string
+		v    any
+		want string
+	}{
+		{"struct", struct {
+			Output string `json:"output"`
+		}{"\xff\xfe<&>"}, `{"output":"\ufffd\ufffd<&>"}` + "\n"},
+		{"raw message", json.RawMessage("{\"a\": \"\xff\"}"), "{\"a\":\"\uFFFD\"}\n"},
+		{"operation error", Errorf("X", "Error: reading file '\xff': nope"), `{"error":"Error: reading file '\ufffd': nope","error_code":"X"}` + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := writeJSON(&buf, tt.v); err != nil {
+				t.Fatal(err)
+			}
+			if buf.String() != tt.want {
+				t.Errorf("got %q, want %q", buf.String(), tt.want)
+			}
+		})
+	}
+}
