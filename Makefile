@@ -1,0 +1,76 @@
+# ikigai: build, test, install.
+#
+#   make                      build bin/ikigai and libexec/ikigai/*-tool
+#   make check                go vet, gofmt and every test of every module
+#   make install PREFIX=...   install (DESTDIR honoured); make uninstall reverses it
+#   make bench                benchmarks side by side with peer tools, into bench/RESULTS.md
+#   make clean
+
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec
+SYSCONFDIR ?= $(PREFIX)/etc
+DATADIR    ?= $(PREFIX)/share
+VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+
+GO         ?= go
+PKG        := github.com/ikigai-tools/ikigai
+LDFLAGS    := -s -w \
+	-X $(PKG)/internal/buildinfo.Version=$(VERSION) \
+	-X $(PKG)/internal/buildinfo.Prefix=$(PREFIX) \
+	-X $(PKG)/internal/buildinfo.LibexecDir=$(LIBEXECDIR) \
+	-X $(PKG)/internal/buildinfo.SysconfDir=$(SYSCONFDIR) \
+	-X $(PKG)/internal/buildinfo.DataDir=$(DATADIR)
+BUILDFLAGS := -trimpath -ldflags '$(LDFLAGS)'
+
+TOOLS      := $(notdir $(wildcard cmd/*-tool))
+MODULES    := . toolsdk examples/git-status-tool
+
+.PHONY: all build check vet test install uninstall bench clean
+
+all: build
+
+# go build decides what is stale, so these always run; a no-op build is quick.
+build:
+	@mkdir -p bin libexec/ikigai
+	$(GO) build $(BUILDFLAGS) -o bin/ ./cmd/ikigai
+	$(GO) build $(BUILDFLAGS) -o libexec/ikigai/ $(addprefix ./cmd/,$(TOOLS))
+
+check: vet test
+
+vet:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	@for m in $(MODULES); do echo "go vet ($$m)"; (cd $$m && $(GO) vet ./...) || exit 1; done
+
+# The agent's own packages run under the race detector; the end-to-end
+# scripts (in the root package) build and run the real binaries.
+test:
+	$(GO) test -race ./internal/...
+	$(GO) test $$($(GO) list ./... | grep -v /internal/)
+	cd toolsdk && $(GO) test ./...
+	cd examples/git-status-tool && $(GO) test ./...
+
+install: build
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/ikigai $(DESTDIR)$(SYSCONFDIR)/ikigai
+	install -m 755 bin/ikigai $(DESTDIR)$(BINDIR)/ikigai
+	install -m 755 $(addprefix libexec/ikigai/,$(TOOLS)) $(DESTDIR)$(LIBEXECDIR)/ikigai/
+	@# An administrator's edited configuration is never overwritten.
+	test -e $(DESTDIR)$(SYSCONFDIR)/ikigai/config.json || \
+		install -m 644 etc/config.json $(DESTDIR)$(SYSCONFDIR)/ikigai/config.json
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ikigai $(addprefix $(DESTDIR)$(LIBEXECDIR)/ikigai/,$(TOOLS))
+	@# The configuration goes only if nobody changed it.
+	if cmp -s etc/config.json $(DESTDIR)$(SYSCONFDIR)/ikigai/config.json; then \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/ikigai/config.json; \
+	elif [ -e $(DESTDIR)$(SYSCONFDIR)/ikigai/config.json ]; then \
+		echo "kept $(DESTDIR)$(SYSCONFDIR)/ikigai/config.json: it was changed after installation"; \
+	fi
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/ikigai $(DESTDIR)$(SYSCONFDIR)/ikigai 2>/dev/null
+
+bench: build
+	$(GO) run ./bench -o bench/RESULTS.md
+
+clean:
+	rm -rf bin libexec

@@ -1,0 +1,178 @@
+package ikigai_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// layout is a build tree made once per test run: bin/ikigai and
+// libexec/ikigai/*-tool, as make builds them.
+var layout string
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "ikigai-scripts-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if err := build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	layout = dir
+	return m.Run()
+}
+
+// build compiles every command into dir's bin and libexec directories.
+func build(dir string) error {
+	tools, err := filepath.Glob("cmd/*-tool")
+	if err != nil {
+		return err
+	}
+	for _, b := range []struct {
+		out  string
+		pkgs []string
+	}{
+		{filepath.Join(dir, "bin") + "/", []string{"./cmd/ikigai"}},
+		{filepath.Join(dir, "libexec", "ikigai") + "/", prefixAll("./", tools)},
+	} {
+		if err := os.MkdirAll(b.out, 0o755); err != nil {
+			return err
+		}
+		cmd := exec.Command("go", append([]string{"build", "-o", b.out}, b.pkgs...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build %v: %v\n%s", b.pkgs, err, out)
+		}
+	}
+	return nil
+}
+
+func prefixAll(prefix string, list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = prefix + s
+	}
+	return out
+}
+
+func TestScripts(t *testing.T) {
+	repo, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/scripts",
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, "home")
+			env.Setenv("HOME", home)
+			env.Setenv("REPO", repo)
+			env.Setenv("LIBEXEC", filepath.Join(layout, "libexec", "ikigai"))
+			env.Setenv("PATH", strings.Join([]string{
+				filepath.Join(layout, "bin"),
+				filepath.Join(layout, "libexec", "ikigai"),
+				os.Getenv("PATH"),
+			}, string(os.PathListSeparator)))
+			return os.MkdirAll(home, 0o755)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"noproc":   noproc,
+			"tree":     tree,
+			"jsonline": jsonline,
+		},
+		RequireExplicitExec: true,
+	})
+}
+
+// noproc PATTERN fails if a live process's command line contains PATTERN:
+// the check that a tool left nothing running.
+func noproc(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: noproc PATTERN")
+	}
+	if runtime.GOOS != "linux" {
+		ts.Fatalf("noproc reads /proc")
+	}
+	entries, err := os.ReadDir("/proc")
+	ts.Check(err)
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil || len(cmdline) == 0 { // gone, or a zombie
+			continue
+		}
+		line := strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " ")
+		if strings.Contains(line, args[0]) {
+			ts.Fatalf("process %d is still running: %s", pid, line)
+		}
+	}
+}
+
+// jsonline [-max N] FILE checks that FILE holds exactly one JSON document
+// of valid UTF-8 on one line ending in a newline, and at most N bytes.
+func jsonline(ts *testscript.TestScript, neg bool, args []string) {
+	max := -1
+	if len(args) == 3 && args[0] == "-max" {
+		n, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		max, args = n, args[2:]
+	}
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: jsonline [-max N] FILE")
+	}
+	data := ts.ReadFile(args[0])
+	switch {
+	case !strings.HasSuffix(data, "\n") || strings.Count(data, "\n") != 1:
+		ts.Fatalf("%s is not one line ending in a newline", args[0])
+	case !utf8.ValidString(data):
+		ts.Fatalf("%s is not valid UTF-8", args[0])
+	case !json.Valid([]byte(data)):
+		ts.Fatalf("%s is not valid JSON", args[0])
+	case max >= 0 && len(data) > max:
+		ts.Fatalf("%s is %d bytes, more than %d", args[0], len(data), max)
+	}
+}
+
+// tree DIR prints every file and symlink under DIR, one per line, as
+// "MODE PATH" with PATH relative to DIR, in lexical order.
+func tree(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: tree DIR")
+	}
+	root := ts.MkAbs(args[0])
+	var lines []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		lines = append(lines, fmt.Sprintf("%v %s", info.Mode(), rel))
+		return nil
+	})
+	ts.Check(err)
+	for _, l := range lines {
+		fmt.Fprintln(ts.Stdout(), l)
+	}
+}
