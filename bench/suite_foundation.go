@@ -104,4 +104,3 @@ func expect(out []byte, want string) error {
 	}
 	return nil
 }
-

@@ -54,7 +54,7 @@ func run(ctx context.Context, p params) (result, error) {
 	out := toolsdk.NewHeadTail(toolsdk.DefaultOutputBudget)
 	cmd := exec.CommandContext(ctx, shell(), "-c", p.Command)
 	cmd.Args[0] = filepath.Base(cmd.Path) // "bash: line 1: ..." in messages, not the full path
-	cmd.Stdout = out // the same writer for both: one pipe, order kept
+	cmd.Stdout = out                      // the same writer for both: one pipe, order kept
 	cmd.Stderr = out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
