@@ -58,6 +58,32 @@ func capitalize(s string) string {
 	return string(unicode.ToUpper(r)) + s[n:]
 }
 
+// OpenRegular opens the file at path for reading, and returns it with its
+// FileInfo, taken from the open descriptor so that it describes the file
+// that was opened even if path changes meanwhile. A directory, a device or
+// a named pipe is refused with READ_FAILED; opening a pipe does not wait
+// for a writer. Errors are [FileError]s for op with the fallback codes
+// OPEN_FAILED and SIZE_FAILED.
+func OpenRegular(op, path string) (*os.File, fs.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, FileError("OPEN_FAILED", op, path, err)
+	}
+	info, err := f.Stat()
+	switch {
+	case err != nil:
+		err = FileError("SIZE_FAILED", op, path, err)
+	case info.IsDir():
+		err = FileError("READ_FAILED", op, path, syscall.EISDIR)
+	case !info.Mode().IsRegular():
+		err = Errorf("READ_FAILED", "Error: %s '%s': not a regular file", op, path)
+	default:
+		return f, info, nil
+	}
+	f.Close()
+	return nil, nil, err
+}
+
 // WriteFileAtomic replaces the file at path with what write writes to w,
 // so that whoever opens path, whenever, and however the process ends, finds
 // either the old content or the new, never a mix and never no file.

@@ -210,3 +210,35 @@ func TestWriteFileAtomicInterrupted(t *testing.T) {
 	}
 	checkFile(t, file, "old", 0o644)
 }
+
+func TestOpenRegular(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file.txt")
+	os.WriteFile(file, []byte("hello"), 0o644)
+	pipe := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	f, info, err := OpenRegular("reading file", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if info.Size() != 5 {
+		t.Errorf("size %d, want 5", info.Size())
+	}
+
+	for _, tt := range []struct{ path, code, msg string }{
+		{filepath.Join(dir, "missing"), "FILE_NOT_FOUND", "Error: reading file '" + dir + "/missing': No such file or directory"},
+		{dir, "READ_FAILED", "Error: reading file '" + dir + "': Is a directory"},
+		{os.DevNull, "READ_FAILED", "Error: reading file '/dev/null': not a regular file"},
+		{pipe, "READ_FAILED", "Error: reading file '" + pipe + "': not a regular file"}, // and it does not hang
+	} {
+		f, _, err := OpenRegular("reading file", tt.path)
+		var e *Error
+		if f != nil || !errors.As(err, &e) || e.Code != tt.code || e.Message != tt.msg {
+			t.Errorf("OpenRegular(%q) = %v, %#v; want %s %q", tt.path, f, err, tt.code, tt.msg)
+		}
+	}
+}

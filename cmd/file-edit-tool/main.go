@@ -8,9 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/ikigai-tools/ikigai/toolsdk"
 )
@@ -33,7 +31,7 @@ var tool = toolsdk.New(toolsdk.Schema{
 	Name: "file_edit",
 	Description: "Replace exact text in a file. old_string must match the file exactly, whitespace included, " +
 		"and occur exactly once unless replace_all is set; include surrounding lines to make it unique.",
-	Annotations: &toolsdk.Annotations{DestructiveHint: ptr(true)},
+	Annotations: &toolsdk.Annotations{DestructiveHint: new(true)},
 }, run)
 
 func main() { tool.Main() }
@@ -80,21 +78,12 @@ func run(ctx context.Context, p params) (result, error) {
 // readFile reads the whole file. Its size comes from the open descriptor,
 // so it is the size of the file read even if path is replaced meanwhile.
 func readFile(path string) ([]byte, error) {
-	// O_NONBLOCK: opening a named pipe must not wait for a writer.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, info, err := toolsdk.OpenRegular(op, path)
 	if err != nil {
-		return nil, toolsdk.FileError("OPEN_FAILED", op, path, err)
+		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	switch {
-	case err != nil:
-		return nil, toolsdk.FileError("SIZE_FAILED", op, path, err)
-	case info.IsDir():
-		return nil, toolsdk.FileError("READ_FAILED", op, path, syscall.EISDIR)
-	case !info.Mode().IsRegular():
-		return nil, toolsdk.Errorf("READ_FAILED", "Error: %s '%s': not a regular file", op, path)
-	case info.Size() > toolsdk.MaxFileSize:
+	if info.Size() > toolsdk.MaxFileSize {
 		return nil, tooLarge(path)
 	}
 	var buf bytes.Buffer
@@ -111,5 +100,3 @@ func readFile(path string) ([]byte, error) {
 func tooLarge(path string) error {
 	return toolsdk.Errorf("FILE_TOO_LARGE", "Error: %s '%s': file is more than %d MiB", op, path, toolsdk.MaxFileSize>>20)
 }
-
-func ptr[T any](v T) *T { return &v }

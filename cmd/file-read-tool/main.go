@@ -8,9 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/ikigai-tools/ikigai/toolsdk"
@@ -58,24 +56,13 @@ func run(ctx context.Context, p params) (result, error) {
 	if p.Limit < 0 {
 		return result{}, toolsdk.InvalidField("limit")
 	}
-	// O_NONBLOCK: opening a named pipe must not wait for a writer. It
-	// changes nothing for a regular file.
-	f, err := os.OpenFile(p.FilePath, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, info, err := toolsdk.OpenRegular(op, p.FilePath)
 	if err != nil {
-		return result{}, toolsdk.FileError("OPEN_FAILED", op, p.FilePath, err)
+		return result{}, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return result{}, toolsdk.FileError("SIZE_FAILED", op, p.FilePath, err)
-	}
 	whole := p.Offset == 0 && p.Limit == 0
-	switch {
-	case info.IsDir():
-		return result{}, toolsdk.FileError("READ_FAILED", op, p.FilePath, syscall.EISDIR)
-	case !info.Mode().IsRegular():
-		return result{}, toolsdk.Errorf("READ_FAILED", "Error: %s '%s': not a regular file", op, p.FilePath)
-	case whole && info.Size() > toolsdk.MaxFileSize:
+	if whole && info.Size() > toolsdk.MaxFileSize {
 		return result{}, toolsdk.Errorf("FILE_TOO_LARGE", "Error: %s '%s': file is %.1f MiB, more than the %d MiB that can be read whole; read it in windows with offset and limit",
 			op, p.FilePath, float64(info.Size())/(1<<20), toolsdk.MaxFileSize>>20)
 	}

@@ -27,7 +27,7 @@ var tool = toolsdk.New(toolsdk.Schema{
 	Name: "file_write",
 	Description: "Create a file, or replace an existing file's whole content. The directory must exist. " +
 		"To change part of a file, use file_edit instead.",
-	Annotations: &toolsdk.Annotations{DestructiveHint: ptr(true), IdempotentHint: true},
+	Annotations: &toolsdk.Annotations{DestructiveHint: new(true), IdempotentHint: true},
 }, run)
 
 func main() { tool.Main() }
@@ -52,5 +52,3 @@ func run(ctx context.Context, p params) (result, error) {
 		Bytes:  len(p.Content),
 	}, nil
 }
-
-func ptr[T any](v T) *T { return &v }
