@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/bytedance/sonic v1.15.5
+	github.com/google/go-cmp v0.6.0
 	github.com/ikigai-tools/ikigai/toolsdk v0.0.0
 	github.com/rogpeppe/go-internal v1.16.0
 )
