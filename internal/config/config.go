@@ -30,7 +30,9 @@ type Config struct {
 	Allow, Deny  []string
 	// ToolTimeout applies to every tool without its own in Tools.
 	ToolTimeout time.Duration
-	Tools       map[string]Tool
+	// SchemaTimeout is how long each tool has to answer --schema.
+	SchemaTimeout time.Duration
+	Tools         map[string]Tool
 	// TrustedDirectories may be set by the system and user files only.
 	TrustedDirectories []string
 	MCPServers         map[string]MCPServer
@@ -56,10 +58,11 @@ type MCPServer struct {
 // Default returns the settings before any file is read.
 func Default() *Config {
 	return &Config{
-		MaxToolTurns: 50,
-		Approval:     "ask",
-		ToolTimeout:  30 * time.Second,
-		LogMaxBytes:  10 << 20,
+		MaxToolTurns:  50,
+		Approval:      "ask",
+		ToolTimeout:   30 * time.Second,
+		SchemaTimeout: time.Second,
+		LogMaxBytes:   10 << 20,
 	}
 }
 
@@ -149,6 +152,8 @@ func (c *Config) set(d *decoder, doc map[string]json.RawMessage, scope Scope) {
 			d.names(key, raw, &c.Deny)
 		case "tool_timeout_seconds":
 			d.seconds(key, raw, &c.ToolTimeout)
+		case "schema_timeout_seconds":
+			d.seconds(key, raw, &c.SchemaTimeout)
 		case "tools":
 			d.tools(key, raw, c)
 		case "trusted_directories":
@@ -180,6 +185,7 @@ var Env = []struct {
 	{"IKIGAI_MAX_TOOL_TURNS", "max_tool_turns", true},
 	{"IKIGAI_APPROVAL", "approval", false},
 	{"IKIGAI_TOOL_TIMEOUT_SECONDS", "tool_timeout_seconds", true},
+	{"IKIGAI_SCHEMA_TIMEOUT_SECONDS", "schema_timeout_seconds", true},
 }
 
 // ReadEnv applies the IKIGAI_* environment variables that are set and not

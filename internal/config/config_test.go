@@ -23,7 +23,7 @@ func TestLayers(t *testing.T) {
 		{"user.json", `{"model": "user", "allow": ["file_read"], "tools": {"grep": {"timeout_seconds": 7}},
 			"mcp_servers": {"web": {"url": "http://127.0.0.1:9/mcp", "timeout_seconds": 2.5, "disabled_tools": ["fetch"]}},
 			"trusted_directories": ["/home/u/work"]}`, User},
-		{"project.json", `{"model": "project", "approval": "read-only", "max_tokens": 1000, "log_max_bytes": 4096,
+		{"project.json", `{"model": "project", "approval": "read-only", "max_tokens": 1000, "log_max_bytes": 4096, "schema_timeout_seconds": 2,
 			"mcp_servers": {"fs": {"command": "other", "env": {"A": "b"}}}}`, Project},
 		{"missing.json", "", System},
 	}
@@ -51,6 +51,7 @@ func TestLayers(t *testing.T) {
 		Approval:           "read-only",
 		Allow:              []string{"file_read"},
 		ToolTimeout:        10 * time.Second,
+		SchemaTimeout:      2 * time.Second,
 		Tools:              map[string]Tool{"bash": {60 * time.Second}, "grep": {7 * time.Second}},
 		TrustedDirectories: []string{"/home/u/work"},
 		MCPServers: map[string]MCPServer{
@@ -71,7 +72,7 @@ func TestLayers(t *testing.T) {
 
 func TestDefault(t *testing.T) {
 	c := Default()
-	if c.ToolTimeout != 30*time.Second || c.MaxToolTurns != 50 || c.Approval != "ask" || c.TimeoutFor("bash") != 30*time.Second {
+	if c.ToolTimeout != 30*time.Second || c.SchemaTimeout != time.Second || c.MaxToolTurns != 50 || c.Approval != "ask" || c.TimeoutFor("bash") != 30*time.Second {
 		t.Errorf("defaults: %+v", c)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ikigai-tools/ikigai/internal/buildinfo"
 	"github.com/ikigai-tools/ikigai/internal/execute"
@@ -30,6 +31,9 @@ type Dirs struct {
 	System, User, Project string
 	// TrustProject allows running the project directory's tools.
 	TrustProject bool
+	// SchemaTimeout is how long each tool has to answer --schema;
+	// zero means DefaultSchemaTimeout.
+	SchemaTimeout time.Duration
 }
 
 // SystemDir returns the directory of the tools installed with ikigai:
@@ -53,7 +57,7 @@ func SystemDir(override string) string {
 
 // Scan finds every tool in d, runs each usable one's --schema in parallel,
 // and returns the registry. It takes about as long as the slowest tool,
-// which is at most SchemaTimeout.
+// which is at most the schema timeout.
 func Scan(ctx context.Context, d Dirs) *registry.Registry {
 	found, failed, untrusted := d.list()
 	tools := make([]registry.Tool, len(found))
@@ -65,7 +69,7 @@ func Scan(ctx context.Context, d Dirs) *registry.Registry {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			tools[i] = registry.Tool{Entry: e, Runner: execute.Program{Name: e.Name, Path: e.Path}}
-			tools[i].Schema, tools[i].Warnings, problems[i] = Probe(ctx, e.Name, e.Path)
+			tools[i].Schema, tools[i].Warnings, problems[i] = Probe(ctx, e.Name, e.Path, d.SchemaTimeout)
 		})
 	}
 	wg.Wait()

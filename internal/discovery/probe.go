@@ -11,25 +11,28 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/registry"
 )
 
-// SchemaTimeout is how long a tool has to answer --schema.
-const SchemaTimeout = time.Second
-
-// schemaLimits run --schema: there is no work to save, so a tool that
-// overruns is killed at once, and pipes something it started still holds are
-// waited for only briefly.
-var schemaLimits = execute.Limits{
-	Timeout:   SchemaTimeout,
-	MaxStdout: MaxSchema,
-	MaxStderr: 512,
-	Stop:      syscall.SIGKILL,
-	WaitDelay: 100 * time.Millisecond,
-}
+// DefaultSchemaTimeout is how long a tool has to answer --schema unless
+// configured otherwise.
+const DefaultSchemaTimeout = time.Second
 
 // Probe runs the tool at path with --schema and validates what it prints,
-// as ParseSchema does. The tool gets no stdin and SchemaTimeout; its
-// process group is killed when it is done, however it ended.
-func Probe(ctx context.Context, name, path string) (registry.Schema, []string, error) {
-	o := execute.RunProcess(ctx, []string{path, "--schema"}, nil, nil, schemaLimits)
+// as ParseSchema does. The tool gets no stdin and timeout
+// (DefaultSchemaTimeout if zero); its process group is killed when it is
+// done, however it ended.
+func Probe(ctx context.Context, name, path string, timeout time.Duration) (registry.Schema, []string, error) {
+	if timeout <= 0 {
+		timeout = DefaultSchemaTimeout
+	}
+	// There is no work to save, so a tool that overruns is killed at once,
+	// and pipes something it started still holds are waited for only
+	// briefly.
+	o := execute.RunProcess(ctx, []string{path, "--schema"}, nil, nil, execute.Limits{
+		Timeout:   timeout,
+		MaxStdout: MaxSchema,
+		MaxStderr: 512,
+		Stop:      syscall.SIGKILL,
+		WaitDelay: 100 * time.Millisecond,
+	})
 	switch {
 	case errors.Is(o.Stopped, execute.ErrTooLarge):
 		return registry.Schema{}, nil, errSchemaTooLarge
