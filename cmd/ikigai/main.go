@@ -3,17 +3,11 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
-	"github.com/ikigai-tools/ikigai/internal/buildinfo"
+	"github.com/ikigai-tools/ikigai/internal/app"
 )
 
 func main() {
-	if len(os.Args) == 2 && (os.Args[1] == "version" || os.Args[1] == "--version") {
-		fmt.Println("ikigai", buildinfo.Version)
-		return
-	}
-	fmt.Fprintln(os.Stderr, "usage: ikigai version")
-	os.Exit(2)
+	app.New().Run(os.Args) // errors are printed, and the exit status set, by the app
 }
