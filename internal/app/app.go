@@ -133,6 +133,9 @@ func (e *env) trusted(c *cli.Context, dir string) (bool, error) {
 	if c.Bool("trust") {
 		return true, nil
 	}
+	if _, err := os.Stat(e.project); e.project == "" || err != nil {
+		return false, nil // no project to trust: spare reading the store
+	}
 	for _, d := range e.cfg.TrustedDirectories {
 		if d, err := trust.Canonical(d, e.home); err == nil && d == dir {
 			return true, nil

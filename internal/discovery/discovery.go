@@ -59,7 +59,7 @@ func SystemDir(override string) string {
 // and returns the registry. It takes about as long as the slowest tool,
 // which is at most the schema timeout.
 func Scan(ctx context.Context, d Dirs) *registry.Registry {
-	found, failed, untrusted := d.list()
+	found, failed, untrusted := d.list("")
 	tools := make([]registry.Tool, len(found))
 	problems := make([]error, len(found))
 	sem := make(chan struct{}, parallel)
@@ -87,18 +87,16 @@ func Scan(ctx context.Context, d Dirs) *registry.Registry {
 // Locate finds the executable of the tool called name without running
 // anything: what a call by name needs, at the cost of a directory listing.
 func Locate(d Dirs, name string) (registry.Entry, bool) {
-	found, _, _ := d.list()
-	for _, e := range found {
-		if e.Name == name {
-			return e, true
-		}
+	found, _, _ := d.list(name)
+	if len(found) == 0 {
+		return registry.Entry{}, false
 	}
-	return registry.Entry{}, false
+	return found[0], true
 }
 
 // Names returns the sorted names of the tools in d, without running any.
 func Names(d Dirs) []string {
-	found, _, _ := d.list()
+	found, _, _ := d.list("")
 	var names []string
 	for _, e := range found {
 		names = append(names, e.Name)
@@ -109,13 +107,13 @@ func Names(d Dirs) []string {
 
 // list returns the tools to probe in order of precedence (project, user,
 // system), the files that cannot be tools, and the project tools left
-// alone because the project is not trusted.
-func (d Dirs) list() (found []registry.Entry, failed []registry.Failure, untrusted []registry.Entry) {
+// alone because the project is not trusted; only those called only, if set.
+func (d Dirs) list(only string) (found []registry.Entry, failed []registry.Failure, untrusted []registry.Entry) {
 	for _, dir := range []struct {
 		path string
 		src  registry.Source
 	}{{d.Project, registry.Project}, {d.User, registry.User}, {d.System, registry.System}} {
-		f, bad := listDir(dir.path, dir.src)
+		f, bad := listDir(dir.path, dir.src, only)
 		failed = append(failed, bad...)
 		if dir.src == registry.Project && !d.TrustProject {
 			untrusted = f
@@ -127,8 +125,9 @@ func (d Dirs) list() (found []registry.Entry, failed []registry.Failure, untrust
 }
 
 // listDir returns the candidate tools in dir in file name order, and the
-// files named like tools that cannot be ones.
-func listDir(dir string, src registry.Source) (found []registry.Entry, failed []registry.Failure) {
+// files named like tools that cannot be ones; only those called only, if
+// set.
+func listDir(dir string, src registry.Source, only string) (found []registry.Entry, failed []registry.Failure) {
 	if dir == "" {
 		return nil, nil
 	}
@@ -147,6 +146,9 @@ func listDir(dir string, src registry.Source) (found []registry.Entry, failed []
 			continue
 		}
 		e := registry.Entry{Name: strings.ReplaceAll(stem, "-", "_"), Source: src, Path: filepath.Join(dir, base)}
+		if only != "" && e.Name != only {
+			continue
+		}
 		if p := checkFile(de, e.Path); p != nil {
 			if p != errSkip {
 				failed = append(failed, registry.Failure{Entry: e, Reason: p.Reason})

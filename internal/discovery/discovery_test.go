@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/ikigai-tools/ikigai/internal/registry"
@@ -33,6 +34,8 @@ func TestScan(t *testing.T) {
 		User:         filepath.Join(root, "user"),
 		Project:      filepath.Join(root, "project"),
 		TrustProject: true,
+		// Not what this test is about: room for a busy machine.
+		SchemaTimeout: 10 * time.Second,
 	}
 	write(t, filepath.Join(d.System, "bash-tool"), toolScript("bash"), 0o755)
 	write(t, filepath.Join(d.System, "file-read-tool"), toolScript("file_read"), 0o755)
