@@ -24,9 +24,6 @@ func Probe(ctx context.Context, name, path string, timeout time.Duration) (regis
 		timeout = DefaultSchemaTimeout
 	}
 	// There is no work to save, so a tool that overruns is killed at once.
-	// Pipes something it started still holds are waited for as long again:
-	// on a busy machine, reading what the tool wrote before it exited can
-	// take a while, and closing the pipes sooner would lose it.
 	o := execute.RunProcess(ctx, []string{path, "--schema"}, nil, nil, execute.Limits{
 		Timeout:   timeout,
 		MaxStdout: MaxSchema,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"syscall"
@@ -30,7 +31,8 @@ type Limits struct {
 	// output or cancellation.
 	Stop syscall.Signal
 	// WaitDelay is how long the process has after Stop before SIGKILL, and
-	// how long its pipes are waited for once it has exited.
+	// how long its output is still read, once it has exited, from a process
+	// that left its group holding the pipes.
 	WaitDelay time.Duration
 }
 
@@ -47,14 +49,26 @@ type Outcome struct {
 }
 
 // RunProcess runs argv in its own process group within limits, with stdin
-// (nil for none) and env added to the agent's environment. Whatever is left
-// of the group when the process has ended is killed: a tool's helpers live
-// no longer than the tool.
+// (nil for none) and env added to the agent's environment. The group lives
+// as long as the process: what is left of it when the process exits is
+// killed, so helpers holding its output cannot keep the caller waiting.
 func RunProcess(ctx context.Context, argv []string, stdin []byte, env []string, l Limits) Outcome {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	ctx, stop := context.WithTimeoutCause(ctx, l.Timeout, ErrTimeout)
 	defer stop()
+
+	stdout := &capped{max: l.MaxStdout, overflow: func() { cancel(ErrTooLarge) }}
+	stderr := toolsdk.NewHeadTail(l.MaxStderr)
+	outPipe, err := readPipe(stdout)
+	if err != nil {
+		return Outcome{Err: err}
+	}
+	errPipe, err := readPipe(stderr)
+	if err != nil {
+		outPipe.close(0)
+		return Outcome{Err: err}
+	}
 
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	if stdin != nil {
@@ -63,24 +77,59 @@ func RunProcess(ctx context.Context, argv []string, stdin []byte, env []string, 
 	if env != nil {
 		cmd.Env = append(cmd.Environ(), env...)
 	}
-
-	stdout := &capped{max: l.MaxStdout, overflow: func() { cancel(ErrTooLarge) }}
-	stderr := toolsdk.NewHeadTail(l.MaxStderr)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	// Files, not writers: Wait then returns when the process exits instead
+	// of when every holder of the pipes has closed them.
+	cmd.Stdout, cmd.Stderr = outPipe.w, errPipe.w
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, l.Stop) }
 	cmd.WaitDelay = l.WaitDelay
-	err := cmd.Run()
-	if cmd.Process != nil {
+	var stopped error
+	err = cmd.Start()
+	if err == nil {
+		err = cmd.Wait()
+		if err != nil {
+			// A process that finished cleanly ended by itself, even if the
+			// context is done by now.
+			stopped = context.Cause(ctx)
+		}
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
-	out := Outcome{Stdout: stdout.buf, Stderr: stderr.String(), State: cmd.ProcessState, Err: err}
-	if err != nil {
-		// A process that finished before the context was done ended by
-		// itself, even if its pipes were then closed on it.
-		out.Stopped = context.Cause(ctx)
+	outPipe.close(l.WaitDelay)
+	errPipe.close(l.WaitDelay)
+	if stopped == nil && stdout.over {
+		// The process exited before its output was read to the limit.
+		stopped = ErrTooLarge
 	}
-	return out
+	return Outcome{Stdout: stdout.buf, Stderr: stderr.String(), State: cmd.ProcessState, Err: err, Stopped: stopped}
+}
+
+// pipe copies what a process writes to w into dst.
+type pipe struct {
+	r, w *os.File
+	done chan struct{}
+}
+
+func readPipe(dst io.Writer) (*pipe, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	p := &pipe{r: r, w: w, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		io.Copy(dst, r)
+	}()
+	return p, nil
+}
+
+// close closes the write end, the child having its own copy, and waits for
+// the copying to reach the end of the output, at most delay longer for
+// writers that are still alive.
+func (p *pipe) close(delay time.Duration) {
+	p.w.Close()
+	p.r.SetReadDeadline(time.Now().Add(delay))
+	<-p.done
+	p.r.Close()
 }
 
 // Exit describes how a process that ran ended: "exit code 3", "signal
@@ -98,12 +147,14 @@ func (o Outcome) Exit() (string, int) {
 type capped struct {
 	buf      []byte
 	max      int
+	over     bool
 	overflow func()
 }
 
 func (c *capped) Write(p []byte) (int, error) {
 	if len(c.buf)+len(p) > c.max {
 		c.buf = append(c.buf, p[:c.max-len(c.buf)]...)
+		c.over = true
 		c.overflow()
 		return 0, fmt.Errorf("more than %d bytes", c.max)
 	}

@@ -21,9 +21,8 @@ const (
 	// OUTPUT_TOO_LARGE.
 	MaxStdout = 64 << 10
 	// Grace is how long a tool's process group has between SIGTERM and
-	// SIGKILL, and how long a call waits for pipes that something the tool
-	// started still holds after the tool exited. It is longer than the
-	// second toolsdk gives a stopped tool to run its clean-up hooks.
+	// SIGKILL: longer than the second toolsdk gives a stopped tool to run
+	// its clean-up hooks.
 	Grace = 2 * time.Second
 	// failureOutput caps the stdout and the stderr kept in a failure, each,
 	// so a failing tool cannot flood the model's context.
