@@ -12,6 +12,9 @@ import (
 // MaxSchema is the most a tool may print for --schema.
 const MaxSchema = 8 << 10
 
+// jsonSpace is the white space JSON allows around a document.
+const jsonSpace = " \t\r\n"
+
 // emptyParameters is the parameters schema of a tool that takes none.
 var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
 
@@ -38,7 +41,7 @@ const (
 // returns the schema and warnings about things that do not stop the tool
 // from being used, or a *Problem.
 func ParseSchema(name string, data []byte) (registry.Schema, []string, error) {
-	data = bytes.TrimSpace(data)
+	data = bytes.Trim(data, jsonSpace)
 	switch {
 	case len(data) == 0:
 		return registry.Schema{}, nil, problem(fixObject, "printed nothing")
@@ -97,28 +100,24 @@ func ParseSchema(name string, data []byte) (registry.Schema, []string, error) {
 }
 
 // parseParameters checks that raw is a JSON Schema of type object and
-// returns it compact.
+// returns it compact. Keys are matched exactly, as JSON Schema reads them.
 func parseParameters(raw json.RawMessage) (json.RawMessage, error) {
-	var p struct {
-		Type       any `json:"type"`
-		Properties any `json:"properties"`
-		Required   any `json:"required"`
-	}
+	var p map[string]json.RawMessage
 	if !isObject(raw) || json.Unmarshal(raw, &p) != nil {
 		return nil, problem(fixParams, `"parameters" is %s, not an object`, kind(raw))
 	}
-	if p.Type != "object" {
+	var typ string
+	if json.Unmarshal(p["type"], &typ) != nil || typ != "object" {
 		return nil, problem(fixParams, `"parameters" is not of "type": "object"`)
 	}
-	if _, ok := p.Properties.(map[string]any); p.Properties != nil && !ok {
+	if props, ok := p["properties"]; ok && !isObject(props) {
 		return nil, problem(`make "properties" an object mapping each parameter to its schema`, `"parameters.properties" is not an object`)
 	}
-	if p.Required != nil {
-		list, ok := p.Required.([]any)
-		for _, v := range list {
-			if _, isString := v.(string); !isString {
-				ok = false
-			}
+	if req, ok := p["required"]; ok {
+		var names []json.RawMessage
+		ok := json.Unmarshal(req, &names) == nil && kind(req) == "an array"
+		for _, n := range names {
+			ok = ok && kind(n) == "a string"
 		}
 		if !ok {
 			return nil, problem(`make "required" a list of parameter names`, `"parameters.required" is not a list of names`)
@@ -130,13 +129,13 @@ func parseParameters(raw json.RawMessage) (json.RawMessage, error) {
 }
 
 func isObject(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
+	raw = bytes.Trim(raw, jsonSpace)
 	return len(raw) > 0 && raw[0] == '{'
 }
 
 // kind names the JSON type of a valid document, for messages.
 func kind(raw []byte) string {
-	raw = bytes.TrimSpace(raw)
+	raw = bytes.Trim(raw, jsonSpace)
 	if len(raw) == 0 {
 		return "empty"
 	}

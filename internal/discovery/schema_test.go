@@ -56,6 +56,8 @@ func TestParseSchema(t *testing.T) {
 		{name: "name not a string", doc: `{"name":1,"description":"d"}`, problem: `"name" is a number, not a string`},
 		{name: "parameters not an object", doc: `{"name":"t","description":"d","parameters":[]}`, problem: `"parameters" is an array, not an object`},
 		{name: "parameters of another type", doc: `{"name":"t","description":"d","parameters":{"type":"string"}}`, problem: `"parameters" is not of "type": "object"`},
+		{name: "type is case-sensitive", doc: `{"name":"t","description":"d","parameters":{"tYpe":"object"}}`, problem: `"parameters" is not of "type": "object"`},
+		{name: "required holds null", doc: `{"name":"t","description":"d","parameters":{"type":"object","required":[null]}}`, problem: `"parameters.required" is not a list of names`},
 		{name: "parameters without type", doc: `{"name":"t","description":"d","parameters":{"properties":{}}}`, problem: `"parameters" is not of "type": "object"`},
 		{name: "properties not an object", doc: `{"name":"t","description":"d","parameters":{"type":"object","properties":[]}}`, problem: `"parameters.properties" is not an object`},
 		{name: "required not names", doc: `{"name":"t","description":"d","parameters":{"type":"object","required":[1]}}`, problem: `"parameters.required" is not a list of names`},

@@ -70,10 +70,14 @@ func Denied(name, reason string) Envelope {
 	return Failed(ToolDenied, "Tool '%s' was denied: %s", name, reason)
 }
 
+// jsonSpace is the white space JSON allows around a document; wider
+// Unicode spaces are not, and must not be trimmed into validity.
+const jsonSpace = " \t\r\n"
+
 // CheckArgs returns an INVALID_PARAMS envelope and false unless args is one
 // JSON object, which every tool takes.
 func CheckArgs(name string, args []byte) (Envelope, bool) {
-	args = bytes.TrimSpace(args)
+	args = bytes.Trim(args, jsonSpace)
 	if len(args) == 0 || args[0] != '{' || !json.Valid(args) {
 		return Failed(InvalidParams, "Arguments for tool '%s' are not a JSON object", name), false
 	}

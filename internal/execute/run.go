@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ikigai-tools/ikigai/toolsdk"
 )
@@ -75,21 +74,28 @@ func (p Program) Run(ctx context.Context, args json.RawMessage, timeout time.Dur
 		env.ExitCode = &code
 		return env
 	}
-	out := bytes.TrimSpace(o.Stdout)
+	result, problem := resultOf(o.Stdout)
+	if problem != "" {
+		return fail(InvalidOutput, "Tool '%s' %s", p.Name, problem)
+	}
+	return Succeeded(result)
+}
+
+// resultOf returns what a tool printed as one compact JSON document of
+// valid UTF-8, or what is wrong with it.
+func resultOf(stdout []byte) (json.RawMessage, string) {
+	out := bytes.Trim(stdout, jsonSpace)
 	switch {
 	case len(out) == 0:
-		return fail(InvalidOutput, "Tool '%s' printed nothing", p.Name)
+		return nil, "printed nothing"
 	case !json.Valid(out):
-		return fail(InvalidOutput, "Tool '%s' did not print valid JSON", p.Name)
+		return nil, "did not print valid JSON"
 	}
 	var result bytes.Buffer
 	json.Compact(&result, out) // cannot fail: out is valid
 	// Invalid UTF-8 can only sit inside JSON strings, where U+FFFD keeps
 	// the document valid.
-	if !utf8.Valid(result.Bytes()) {
-		return Succeeded(bytes.ToValidUTF8(result.Bytes(), []byte("\uFFFD")))
-	}
-	return Succeeded(result.Bytes())
+	return bytes.ToValidUTF8(result.Bytes(), []byte("\uFFFD")), ""
 }
 
 // startError strips the path from an exec error: the message names the tool.
