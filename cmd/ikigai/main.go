@@ -9,5 +9,9 @@ import (
 )
 
 func main() {
-	app.New().Run(os.Args) // errors are printed, and the exit status set, by the app
+	// The app prints its errors and exits with their status; an error that
+	// still comes back is a usage error it has already printed.
+	if err := app.New().Run(os.Args); err != nil {
+		os.Exit(2)
+	}
 }

@@ -20,7 +20,7 @@ import (
 
 // New returns the ikigai command line application.
 func New() *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:                 "ikigai",
 		Usage:                "a terminal LLM agent whose every tool is an external executable",
 		Version:              buildinfo.Version,
@@ -28,7 +28,9 @@ func New() *cli.App {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "trust", Usage: "use the working directory's .ikigai tools and configuration for this run, without trusting it for good"},
 			&cli.PathFlag{Name: "libexec-dir", Usage: "look for the system tools in `DIR`", EnvVars: []string{"IKIGAI_LIBEXEC_DIR"}},
-			&cli.Float64Flag{Name: "tool-timeout", Usage: "stop a tool call after `SECONDS`", DefaultText: "configured, else 30", EnvVars: []string{"IKIGAI_TOOL_TIMEOUT_SECONDS"}},
+			// Its variable is read with the configuration, which reports a
+			// bad value the way it reports any other.
+			&cli.Float64Flag{Name: "tool-timeout", Usage: "stop a tool call after `SECONDS`; also IKIGAI_TOOL_TIMEOUT_SECONDS", DefaultText: "configured, else 30"},
 		},
 		Commands: []*cli.Command{
 			toolsCommand(),
@@ -37,6 +39,26 @@ func New() *cli.App {
 			versionCommand(),
 		},
 		ExitErrHandler: exitError,
+		OnUsageError:   usageError,
+	}
+	setUsageError(app.Commands)
+	return app
+}
+
+// usageError reports a command line ikigai cannot parse in one line, with
+// exit status 2, instead of the whole help.
+func usageError(c *cli.Context, err error, _ bool) error {
+	name := c.App.HelpName
+	if c.Command != nil && c.Command.HelpName != "" {
+		name = c.Command.HelpName
+	}
+	return cli.Exit(fmt.Sprintf("%v (see %s --help)", err, name), 2)
+}
+
+func setUsageError(cmds []*cli.Command) {
+	for _, cmd := range cmds {
+		cmd.OnUsageError = usageError
+		setUsageError(cmd.Subcommands)
 	}
 }
 
@@ -96,7 +118,8 @@ func load(c *cli.Context) (*env, error) {
 	}
 
 	var errs []error
-	errs = append(errs, e.cfg.ReadFile(config.SystemFile(os.Getenv), config.SystemFile(os.Getenv), config.System))
+	system := config.SystemFile(os.Getenv)
+	errs = append(errs, e.cfg.ReadFile(system, system, config.System))
 	if user != "" {
 		errs = append(errs, e.cfg.ReadFile(filepath.Join(user, "config.json"), "~/.ikigai/config.json", config.User))
 	}
@@ -133,7 +156,10 @@ func (e *env) trusted(c *cli.Context, dir string) (bool, error) {
 	if c.Bool("trust") {
 		return true, nil
 	}
-	if _, err := os.Stat(e.project); e.project == "" || err != nil {
+	if e.project == "" {
+		return false, nil
+	}
+	if _, err := os.Stat(e.project); err != nil {
 		return false, nil // no project to trust: spare reading the store
 	}
 	for _, d := range e.cfg.TrustedDirectories {
