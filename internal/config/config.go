@@ -172,9 +172,9 @@ func (c *Config) set(d *decoder, doc map[string]json.RawMessage, scope Scope) {
 	}
 }
 
-// Env lists the environment variables that override settings, with the key
+// envVars lists the environment variables that override settings, with the key
 // each one sets.
-var Env = []struct {
+var envVars = []struct {
 	Var, Key string
 	Number   bool
 }{
@@ -193,7 +193,7 @@ var Env = []struct {
 // the key takes one, else a string.
 func (c *Config) ReadEnv(getenv func(string) string) error {
 	var errs []error
-	for _, e := range Env {
+	for _, e := range envVars {
 		v := getenv(e.Var)
 		if v == "" {
 			continue
