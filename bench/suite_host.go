@@ -65,7 +65,7 @@ func benchDiscovery(b *bench) error {
 	core, _ := filepath.Glob(filepath.Join(b.root, "libexec", "ikigai", "*-tool"))
 	coreDir := filepath.Dir(b.Tool("bash"))
 	run := ikigai(coreDir)
-	run.Label, run.Check = fmt.Sprintf("ikigai tools, %d core tools", len(core)), listing(len(core))
+	run.Label, run.Check = fmt.Sprintf("ikigai tools, the core tools (%d)", len(core)), listing(len(core))
 	samples, err := Compare(b.Runs(100), Cmd{Label: "one at a time (sh loop)", Argv: serial(coreDir)}, run)
 	if err != nil {
 		return err

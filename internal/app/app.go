@@ -170,11 +170,12 @@ func (e *env) trusted(c *cli.Context, dir string) (bool, error) {
 	if e.home == "" {
 		return false, nil
 	}
-	return e.store().Contains(dir)
+	return trustStore(e.home).Contains(dir)
 }
 
-func (e *env) store() *trust.Store {
-	return trust.At(filepath.Join(e.home, ".ikigai", "trusted.json"))
+// trustStore is where the directories a user trusts are remembered.
+func trustStore(home string) *trust.Store {
+	return trust.At(filepath.Join(home, ".ikigai", "trusted.json"))
 }
 
 func sameDir(a, b string) bool {

@@ -72,10 +72,8 @@ func newTool(c *cli.Context) error {
 		}
 		fmt.Fprintf(out, "Wrote %s\n\nTry it:\n  ikigai tools call %s '{\"name\": \"world\"}'\n  ikigai tools check %s\n", path, name, path)
 	case "go":
-		if err := os.Mkdir(command, 0o755); errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%s already exists; choose another name or remove it", command)
-		} else if err != nil {
-			return err
+		if err := os.Mkdir(command, 0o755); err != nil {
+			return existing(command, err)
 		}
 		for src, dst := range map[string]string{"skeleton/main.go.txt": "main.go", "skeleton/go.mod.txt": "go.mod"} {
 			if err := create(filepath.Join(command, dst), fill(mustRead(src)), 0o644); err != nil {
@@ -93,17 +91,23 @@ func newTool(c *cli.Context) error {
 // create writes a new file, refusing to replace one.
 func create(path, content string, mode os.FileMode) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("%s already exists; choose another name or remove it", path)
-	}
 	if err != nil {
-		return err
+		return existing(path, err)
 	}
 	if _, err := f.WriteString(content); err != nil {
 		f.Close()
 		return err
 	}
 	return f.Close()
+}
+
+// existing explains an error creating path, which is most often that it
+// exists.
+func existing(path string, err error) error {
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%s already exists; choose another name or remove it", path)
+	}
+	return err
 }
 
 func mustRead(name string) string {

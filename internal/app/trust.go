@@ -25,8 +25,7 @@ func trustCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			e := &env{home: home}
-			store := e.store()
+			store := trustStore(home)
 			if c.Bool("list") {
 				dirs, err := store.List()
 				for _, d := range dirs {
