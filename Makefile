@@ -21,7 +21,9 @@ LDFLAGS    := -s -w \
 	-X $(PKG)/internal/buildinfo.LibexecDir=$(LIBEXECDIR) \
 	-X $(PKG)/internal/buildinfo.SysconfDir=$(SYSCONFDIR) \
 	-X $(PKG)/internal/buildinfo.DataDir=$(DATADIR)
-BUILDFLAGS := -trimpath -ldflags '$(LDFLAGS)'
+# urfave_cli_no_docs drops the CLI library's man-page generator, and with it
+# a Markdown parser whose start-up every ikigai command would pay.
+BUILDFLAGS := -trimpath -tags urfave_cli_no_docs -ldflags '$(LDFLAGS)'
 
 TOOLS      := $(notdir $(wildcard cmd/*-tool))
 MODULES    := . toolsdk examples/git-status-tool

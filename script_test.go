@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -19,6 +20,11 @@ import (
 // layout is a build tree made once per test run: bin/ikigai and
 // libexec/ikigai/*-tool, as make builds them.
 var layout string
+
+// goEnv holds the Go build and module caches, which scripts that run go or
+// make share with the test run instead of filling empty ones in $HOME, and
+// without the network.
+var goEnv []string
 
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
@@ -42,6 +48,13 @@ func run(m *testing.M) int {
 		return 1
 	}
 	layout = dir
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "go env:", err)
+		return 1
+	}
+	caches := strings.Fields(string(out))
+	goEnv = []string{"GOCACHE=" + caches[0], "GOMODCACHE=" + caches[1], "GOPROXY=off", "GOTOOLCHAIN=local"}
 	return m.Run()
 }
 
@@ -89,6 +102,14 @@ func TestScripts(t *testing.T) {
 			env.Setenv("HOME", home)
 			env.Setenv("REPO", repo)
 			env.Setenv("LIBEXEC", filepath.Join(layout, "libexec", "ikigai"))
+			// The machines tests run on are shared and often busy: outside
+			// the scripts about the --schema time limit, which unset this,
+			// a tool gets more than the default second to answer.
+			env.Setenv("IKIGAI_SCHEMA_TIMEOUT_SECONDS", "10")
+			for _, kv := range goEnv {
+				k, v, _ := strings.Cut(kv, "=")
+				env.Setenv(k, v)
+			}
 			env.Setenv("PATH", strings.Join([]string{
 				filepath.Join(layout, "bin"),
 				filepath.Join(layout, "libexec", "ikigai"),
@@ -105,6 +126,7 @@ func TestScripts(t *testing.T) {
 			"noproc":   noproc,
 			"tree":     tree,
 			"jsonline": jsonline,
+			"waitfile": waitfile,
 		},
 		RequireExplicitExec: true,
 	})
@@ -149,6 +171,20 @@ func noproc(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("process %d is still running: %s", pid, line)
 		}
 	}
+}
+
+// waitfile FILE waits up to ten seconds for FILE to exist: how a script
+// knows a background command got far enough.
+func waitfile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile FILE")
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(ts.MkAbs(args[0])); err == nil {
+			return
+		}
+	}
+	ts.Fatalf("%s did not appear within ten seconds", args[0])
 }
 
 // jsonline [-max N] FILE checks that FILE holds exactly one JSON document

@@ -3,17 +3,15 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
-	"github.com/ikigai-tools/ikigai/internal/buildinfo"
+	"github.com/ikigai-tools/ikigai/internal/app"
 )
 
 func main() {
-	if len(os.Args) == 2 && (os.Args[1] == "version" || os.Args[1] == "--version") {
-		fmt.Println("ikigai", buildinfo.Version)
-		return
+	// The app prints its errors and exits with their status; an error that
+	// still comes back is a usage error it has already printed.
+	if err := app.New().Run(os.Args); err != nil {
+		os.Exit(2)
 	}
-	fmt.Fprintln(os.Stderr, "usage: ikigai version")
-	os.Exit(2)
 }
