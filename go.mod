@@ -3,6 +3,7 @@ module github.com/ikigai-tools/ikigai
 go 1.26.0
 
 require (
+	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/bytedance/sonic v1.15.5
 	github.com/go-git/go-git/v5 v5.19.3
 	github.com/google/go-cmp v0.7.0
