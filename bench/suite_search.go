@@ -34,6 +34,7 @@ func benchSearch(b *bench) error {
 		{"a literal", `errors\.New`, false, true, 20},
 		{"a regex", `func \w+\(ctx context\.Context`, false, true, 20},
 		{"a literal, ignoring case", `errors\.new`, true, false, 10},
+		{"alternative literals", `TODO|FIXME|XXX`, false, false, 10},
 		{"a regex with no literal in it", `[A-Z][a-z]+[0-9]{3}`, false, false, 3},
 	}
 	for _, s := range searches {

@@ -13,20 +13,27 @@ import (
 // A matcher finds the lines of a text that match a regular expression.
 //
 // Running the regexp engine over every line is slow, so a matcher first
-// looks for a literal that every match must contain, with the processor's
-// fast byte search, and runs the regexp only on the lines where it occurs.
-// When the pattern is nothing but that literal, it does not run it at all.
+// looks for literals one of which every match must contain (one, or one
+// per branch of an alternation), with the processor's fast byte search,
+// and runs the regexp only on the lines where one occurs. When the pattern
+// is nothing but those literals, it does not run it at all.
 type matcher struct {
-	re *regexp.Regexp
+	re    *regexp.Regexp
+	lits  []*literal // every match contains one of these, when not nil
+	exact bool       // a line matches if and only if it contains one
+}
 
-	lit   []byte // every match contains this, when not nil
-	exact bool   // a line matches if and only if it contains lit
-	fold  bool   // lit is matched without regard to case
-	runes []rune // lit, when fold
+// maxLiterals is the most literals a matcher searches for at once: beyond
+// that, the searches cost more than the regexp they spare.
+const maxLiterals = 8
 
-	// Candidates for lit are found by searching for one of its bytes that
-	// is rare in source code, rare[0] or rare[1] (its two cases, when
-	// fold), which is preceded in lit by ahead bytes (runes, when fold).
+// A literal is a string searched for by one of its bytes that is rare in
+// source code: rare[0] or rare[1] (its two cases, when fold), preceded in
+// the literal by ahead bytes (characters, when fold).
+type literal struct {
+	text  []byte
+	fold  bool   // matched without regard to case
+	runes []rune // text, when fold
 	rare  [2]byte
 	ahead int
 }
@@ -45,81 +52,129 @@ func newMatcher(pattern string, ignoreCase bool) (*matcher, error) {
 		return m, nil // unreachable: regexp parsed it
 	}
 	parsed = parsed.Simplify()
-	runes, fold := required(parsed)
-	if len(runes) == 0 || slices.Contains(runes, utf8.RuneError) {
-		// U+FFFD in a pattern also matches any invalid byte in the text,
-		// so it cannot be searched for as bytes.
-		return m, nil
+	var lits []*literal
+	for _, r := range required(parsed) {
+		l := newLiteral(r)
+		if l == nil {
+			return m, nil // one that cannot be searched for spoils the set
+		}
+		lits = append(lits, l)
 	}
-	lit := []byte(string(runes))
-	m.lit, m.fold, m.ahead = lit, fold, -1
-	if !fold {
-		for i, c := range lit {
-			if m.ahead < 0 || rarity(c, false) > rarity(lit[m.ahead], false) {
-				m.ahead = i
-			}
-		}
-		m.rare = [2]byte{lit[m.ahead], lit[m.ahead]}
-	} else {
-		// The rare byte must be an ASCII character whose case variants
-		// are all ASCII (not k: the Kelvin sign is a K too); ahead counts
-		// characters.
-		for i, r := range runes {
-			if r < utf8.RuneSelf && asciiFoldOnly(r) && (m.ahead < 0 || rarity(byte(r), true) > rarity(byte(runes[m.ahead]), true)) {
-				m.ahead = i
-			}
-		}
-		if m.ahead < 0 {
-			m.lit = nil // no byte of it can be searched for
-			return m, nil
-		}
-		c := byte(runes[m.ahead])
-		m.runes, m.rare = runes, [2]byte{lower(c), upper(c)}
+	m.lits = lits
+	m.exact = len(m.lits) > 0 && onlyLiterals(parsed)
+	for _, l := range m.lits {
+		m.exact = m.exact && !bytes.ContainsAny(l.text, "\r\n")
 	}
-	m.exact = parsed.Op == syntax.OpLiteral && !bytes.ContainsAny(m.lit, "\r\n")
 	return m, nil
 }
 
-// required returns the longest literal that every match of re contains,
-// and whether it is matched without regard to case; none if there is no
-// such literal.
-func required(re *syntax.Regexp) (lit []rune, fold bool) {
+// newLiteral prepares a literal for searching, or returns nil if no byte of
+// it can be searched for.
+func newLiteral(r *syntax.Regexp) *literal {
+	runes, fold := r.Rune, r.Flags&syntax.FoldCase != 0
+	if slices.Contains(runes, utf8.RuneError) {
+		// U+FFFD in a pattern also matches any invalid byte in the text.
+		return nil
+	}
+	l := &literal{text: []byte(string(runes)), fold: fold, ahead: -1}
+	if !fold {
+		for i, c := range l.text {
+			if l.ahead < 0 || rarity(c, false) > rarity(l.text[l.ahead], false) {
+				l.ahead = i
+			}
+		}
+		l.rare = [2]byte{l.text[l.ahead], l.text[l.ahead]}
+		return l
+	}
+	// The rare byte must be an ASCII character whose case variants are all
+	// ASCII (not k: the Kelvin sign is a K too); ahead counts characters.
+	for i, r := range runes {
+		if r < utf8.RuneSelf && asciiFoldOnly(r) && (l.ahead < 0 || rarity(byte(r), true) > rarity(byte(runes[l.ahead]), true)) {
+			l.ahead = i
+		}
+	}
+	if l.ahead < 0 {
+		return nil
+	}
+	c := byte(runes[l.ahead])
+	l.runes, l.rare = runes, [2]byte{lower(c), upper(c)}
+	return l
+}
+
+// required returns literals (OpLiteral nodes), one of which every match of
+// re contains; none if there are no such literals, or too many.
+func required(re *syntax.Regexp) []*syntax.Regexp {
 	switch re.Op {
 	case syntax.OpLiteral:
-		return re.Rune, re.Flags&syntax.FoldCase != 0
+		return []*syntax.Regexp{re}
 	case syntax.OpCapture, syntax.OpPlus:
 		return required(re.Sub[0])
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
 			return required(re.Sub[0])
 		}
+	case syntax.OpAlternate:
+		var set []*syntax.Regexp
+		for _, sub := range re.Sub {
+			s := required(sub)
+			if s == nil || len(set)+len(s) > maxLiterals {
+				return nil
+			}
+			set = append(set, s...)
+		}
+		return set
 	case syntax.OpConcat:
 		// Consecutive literals with the same case rule form one literal;
-		// any other part may require one of its own.
-		better := func(l []rune, f bool) {
-			if len(l) > len(lit) || len(l) == len(lit) && fold && !f {
-				lit, fold = l, f
+		// any other part may require literals of its own. The set whose
+		// shortest literal is longest is the most selective.
+		var best []*syntax.Regexp
+		better := func(set []*syntax.Regexp) {
+			if set != nil && (best == nil || shortest(set) > shortest(best) ||
+				shortest(set) == shortest(best) && len(set) < len(best)) {
+				best = set
 			}
 		}
-		var run []rune
-		var runFold bool
+		var run *syntax.Regexp
 		for _, sub := range re.Sub {
-			if sub.Op == syntax.OpLiteral {
-				f := sub.Flags&syntax.FoldCase != 0
-				if len(run) > 0 && f != runFold {
-					better(run, runFold)
-					run = nil
+			if sub.Op != syntax.OpLiteral {
+				if run != nil {
+					better([]*syntax.Regexp{run})
 				}
-				run, runFold = append(run, sub.Rune...), f
+				run = nil
+				better(required(sub))
 				continue
 			}
-			better(run, runFold)
-			run = nil
-			better(required(sub))
+			if run != nil && run.Flags&syntax.FoldCase == sub.Flags&syntax.FoldCase {
+				run = &syntax.Regexp{Op: syntax.OpLiteral, Flags: run.Flags, Rune: slices.Concat(run.Rune, sub.Rune)}
+				continue
+			}
+			if run != nil {
+				better([]*syntax.Regexp{run})
+			}
+			run = sub
 		}
-		better(run, runFold)
+		if run != nil {
+			better([]*syntax.Regexp{run})
+		}
+		return best
 	}
-	return lit, fold
+	return nil
+}
+
+func shortest(set []*syntax.Regexp) int {
+	n := len(set[0].Rune)
+	for _, r := range set[1:] {
+		n = min(n, len(r.Rune))
+	}
+	return n
+}
+
+// onlyLiterals reports whether re is a literal, or an alternation of them.
+func onlyLiterals(re *syntax.Regexp) bool {
+	if re.Op == syntax.OpAlternate {
+		return !slices.ContainsFunc(re.Sub, func(sub *syntax.Regexp) bool { return sub.Op != syntax.OpLiteral })
+	}
+	return re.Op == syntax.OpLiteral
 }
 
 // asciiFoldOnly reports whether an ASCII character's case variants are all
@@ -168,52 +223,82 @@ func upper(c byte) byte {
 	return c
 }
 
-// candidate returns the offset of the first occurrence of the literal at
-// or after from, or -1. next holds the offsets of the next occurrences of
-// the two cases of the rare byte between calls (-2: not searched for yet,
-// -1: none left).
-func (m *matcher) candidate(text []byte, from int, next *[2]int) int {
+// searchState is where the literals were last seen in a text: for each,
+// its next occurrence (-2: not searched for yet, -1: none left) and the
+// next occurrences of the two cases of its rare byte.
+type searchState struct {
+	next []int
+	rare [][2]int
+}
+
+func (m *matcher) newSearch() *searchState {
+	s := &searchState{next: make([]int, len(m.lits)), rare: make([][2]int, len(m.lits))}
+	for i := range m.lits {
+		s.next[i], s.rare[i] = -2, [2]int{-2, -2}
+	}
+	return s
+}
+
+// candidate returns the offset of the first occurrence of any literal at or
+// after from, or -1.
+func (m *matcher) candidate(text []byte, from int, s *searchState) int {
+	first := -1
+	for i, l := range m.lits {
+		if s.next[i] != -1 && s.next[i] < from {
+			s.next[i] = l.index(text, from, &s.rare[i])
+		}
+		if s.next[i] >= 0 && (first < 0 || s.next[i] < first) {
+			first = s.next[i]
+		}
+	}
+	return first
+}
+
+// index returns the offset of the first occurrence of the literal at or
+// after from, or -1. rare holds the offsets of the next occurrences of the
+// two cases of its rare byte between calls.
+func (l *literal) index(text []byte, from int, rare *[2]int) int {
 	for {
-		min := from + m.ahead // the literal cannot start before from
-		for k, c := range m.rare {
-			if k == 1 && c == m.rare[0] {
-				next[1] = next[0] // one case: one search does
-			} else if next[k] != -1 && next[k] < min {
-				next[k] = indexFrom(text, c, min)
+		min := from + l.ahead // the literal cannot start before from
+		for k, c := range l.rare {
+			if k == 1 && c == l.rare[0] {
+				rare[1] = rare[0] // one case: one search does
+			} else if rare[k] != -1 && rare[k] < min {
+				rare[k] = indexFrom(text, c, min)
 			}
 		}
-		at := next[0]
-		if at < 0 || next[1] >= 0 && next[1] < at {
-			at = next[1]
+		at := rare[0]
+		if at < 0 || rare[1] >= 0 && rare[1] < at {
+			at = rare[1]
 		}
 		if at < 0 {
 			return -1
 		}
-		if start, ok := m.occursAt(text, at); ok && start >= from {
+		if start, ok := l.occursAt(text, at); ok && start >= from {
 			return start
 		}
-		from = at - m.ahead + 1
+		from = at - l.ahead + 1
 	}
 }
 
 // occursAt reports whether the literal occurs in text with its rare byte at
 // offset at, and where it starts. Case-insensitively, it compares character
 // by character, as a variant of a character may have another length.
-func (m *matcher) occursAt(text []byte, at int) (start int, ok bool) {
-	if !m.fold {
-		start = at - m.ahead
-		return start, start >= 0 && start+len(m.lit) <= len(text) && bytes.Equal(text[start:start+len(m.lit)], m.lit)
+func (l *literal) occursAt(text []byte, at int) (start int, ok bool) {
+	if !l.fold {
+		start = at - l.ahead
+		return start, start >= 0 && start+len(l.text) <= len(text) && bytes.Equal(text[start:start+len(l.text)], l.text)
 	}
 	start = at
-	for k := m.ahead - 1; k >= 0; k-- {
+	for k := l.ahead - 1; k >= 0; k-- {
 		r, size := utf8.DecodeLastRune(text[:start])
-		if size == 0 || !equalFold(r, m.runes[k]) {
+		if size == 0 || !equalFold(r, l.runes[k]) {
 			return 0, false
 		}
 		start -= size
 	}
 	end := at
-	for _, want := range m.runes[m.ahead:] {
+	for _, want := range l.runes[l.ahead:] {
 		r, size := utf8.DecodeRune(text[end:])
 		if size == 0 || !equalFold(r, want) {
 			return 0, false
@@ -254,7 +339,7 @@ func indexFrom(text []byte, c byte, from int) int {
 // false to stop early.
 func (m *matcher) lines(text []byte, fn func(num int, line []byte, at int) bool) {
 	num, counted := 1, 0 // num is the number of the line starting at counted
-	if m.lit == nil {
+	if m.lits == nil {
 		for start := 0; start < len(text); num++ {
 			end := indexFrom(text, '\n', start)
 			if end < 0 {
@@ -267,9 +352,9 @@ func (m *matcher) lines(text []byte, fn func(num int, line []byte, at int) bool)
 		}
 		return
 	}
-	next := [2]int{-2, -2}
+	state := m.newSearch()
 	for from := 0; from < len(text); {
-		i := m.candidate(text, from, &next)
+		i := m.candidate(text, from, state)
 		if i < 0 {
 			return
 		}

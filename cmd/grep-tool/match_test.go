@@ -67,6 +67,8 @@ func TestLines(t *testing.T) {
 		{"\uFFFD", false, "a\xffb\nab\n", []string{"1:a\xffb"}},
 		{"a.c", false, "abc\na\xffc\nac\n", []string{"1:abc", "2:a\xffc"}},
 		{"foo|bar", false, "bar\nbaz\nfoo\n", []string{"1:bar", "3:foo"}},
+		{"TODO|FIXME", false, "FIXME a\nTODO b\nTODO FIXME c\nnone\n", []string{"1:FIXME a", "2:TODO b", "3:TODO FIXME c"}},
+		{"ab|b", false, "xab\nb\nc\n", []string{"1:xab", "2:b"}},
 		{"(?m)^b", false, "ab\nba\n", []string{"2:ba"}},
 		{`\bgo\b`, false, "go\ngolang\nlet's go\n", []string{"1:go", "3:let's go"}},
 	}
@@ -81,33 +83,44 @@ func TestLines(t *testing.T) {
 	}
 }
 
-func TestRequiredLiteral(t *testing.T) {
+func TestRequiredLiterals(t *testing.T) {
 	tests := []struct {
 		pattern    string
 		ignoreCase bool
-		lit        string
+		lits       []string // in upper case when ignoring case
 		exact      bool
 	}{
-		{"errors.New", false, "errors", false},
-		{`errors\.New`, false, "errors.New", true},
-		{`func \w+\(ctx context\.Context`, false, "(ctx context.Context", false},
-		{"(foo)+bar", false, "foo", false},
-		{"a{2,}bcd", false, "bcd", false},
-		{"x*", false, "", false},
-		{"foo|bar", false, "", false},
-		{"TODO", true, "TODO", true},
-		{"(?i)foo(?-i)Quux", false, "Quux", false},
-		{"é", false, "é", true},
-		{"ßs", true, "", false}, // no byte searchable in every case
-		{"line\n", false, "line\n", false},
+		{"errors.New", false, []string{"errors"}, false},
+		{`errors\.New`, false, []string{"errors.New"}, true},
+		{`func \w+\(ctx context\.Context`, false, []string{"(ctx context.Context"}, false},
+		{"(foo)+bar", false, []string{"foo"}, false},
+		{"a{2,}bcd", false, []string{"bcd"}, false},
+		{"x*", false, nil, false},
+		{"TODO|FIXME", false, []string{"TODO", "FIXME"}, true},
+		{"TODO|FIXME|x*", false, nil, false},
+		{"(TODO|FIXME): fix", false, []string{": fix"}, false},
+		{"(TODO|FIXME)d", false, []string{"TODO", "FIXME"}, false},
+		{"a|b|c|d|e|f|g|h|i", false, nil, false}, // a character class
+		{"aa|bb|cc|dd|ee|ff|gg|hh|ii", false, nil, false},
+		{"TODO", true, []string{"TODO"}, true},
+		{"todo|fixme", true, []string{"TODO", "FIXME"}, true},
+		{"(?i)foo(?-i)Quux", false, []string{"Quux"}, false},
+		{"é", false, []string{"é"}, true},
+		{"ßs", true, nil, false}, // no byte searchable in every case
+		{"ab|ßs", true, nil, false},
+		{"line\n", false, []string{"line\n"}, false},
 	}
 	for _, tt := range tests {
 		m, err := newMatcher(tt.pattern, tt.ignoreCase)
 		if err != nil {
 			t.Fatalf("%q: %v", tt.pattern, err)
 		}
-		if string(m.lit) != tt.lit && !(tt.ignoreCase && strings.EqualFold(string(m.lit), tt.lit)) || m.exact != tt.exact {
-			t.Errorf("%q: literal %q exact %v, want %q %v", tt.pattern, m.lit, m.exact, tt.lit, tt.exact)
+		var lits []string
+		for _, l := range m.lits {
+			lits = append(lits, string(l.text))
+		}
+		if !cmp.Equal(lits, tt.lits) || m.exact != tt.exact {
+			t.Errorf("%q: literals %q exact %v, want %q %v", tt.pattern, lits, m.exact, tt.lits, tt.exact)
 		}
 	}
 }
@@ -158,6 +171,8 @@ func FuzzLines(f *testing.F) {
 		{"é", true, "É\xc3\n\xc3\xa9\n"},
 		{"[a-z]+[0-9]{2}", false, "ab12\nAB12\n"},
 		{"a\x00b", false, "a\x00b\n"},
+		{"TODO|FIXME|XXX", false, "XXX FIXME\nTODO\n"},
+		{"(?i)ab|ſb", false, "AB\nsb\nſB\n"},
 	}
 	for _, s := range seeds {
 		f.Add(s.pattern, s.ignoreCase, []byte(s.text))
