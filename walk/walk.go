@@ -63,6 +63,7 @@ func Walk(ctx context.Context, root string, opts Options, visit func(worker int,
 	if err != nil {
 		return err
 	}
+	defer f.Close() // when ctx ends before it is listed; else a no-op
 	comps, rules := rulesAbove(root)
 	w := &walker{ctx: ctx, opts: opts, visit: visit}
 	w.cond.L = &w.mu

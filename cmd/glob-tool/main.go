@@ -74,7 +74,7 @@ func run(ctx context.Context, p params) (result, error) {
 	case ctx.Err() != nil:
 		return result{}, ctx.Err()
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-		return result{Output: ""}, nil // nothing can match under a directory that is not there
+		return result{}, nil // nothing can match under a directory that is not there
 	case err != nil:
 		return result{}, readError(dir, err)
 	}

@@ -158,7 +158,7 @@ func search(m *matcher, name string, text []byte, out *output) {
 		return
 	}
 	f := fileMatches{path: name}
-	m.lines(text, func(num int, line []byte, at int) bool {
+	m.lines(text, func(num int, line []byte, at int) {
 		f.count++
 		if f.size <= toolsdk.DefaultOutputBudget {
 			if at < 0 && len(line) > maxLine {
@@ -168,7 +168,6 @@ func search(m *matcher, name string, text []byte, out *output) {
 			f.lines = append(f.lines, l)
 			f.size += len(l) + 1 // at most its encoded size: keeps enough
 		}
-		return true
 	})
 	if f.count > 0 {
 		out.add(f)

@@ -334,10 +334,10 @@ func indexFrom(text []byte, c byte, from int) int {
 
 // lines calls fn for every line of text the matcher matches, in order, with
 // the line's number (from 1), its content without the line ending (\n or
-// \r\n), and the offset of the match in it if that came for free, else -1. Lines are what \n separates; a
-// final \n ends the last line rather than starting an empty one. fn returns
-// false to stop early.
-func (m *matcher) lines(text []byte, fn func(num int, line []byte, at int) bool) {
+// \r\n), and the offset of the match in it if that came for free, else
+// -1. Lines are what \n separates; a final \n ends the last line rather
+// than starting an empty one.
+func (m *matcher) lines(text []byte, fn func(num int, line []byte, at int)) {
 	num, counted := 1, 0 // num is the number of the line starting at counted
 	if m.lits == nil {
 		for start := 0; start < len(text); num++ {
@@ -345,8 +345,8 @@ func (m *matcher) lines(text []byte, fn func(num int, line []byte, at int) bool)
 			if end < 0 {
 				end = len(text)
 			}
-			if line := trimCR(text[start:end]); m.re.Match(line) && !fn(num, line, -1) {
-				return
+			if line := trimCR(text[start:end]); m.re.Match(line) {
+				fn(num, line, -1)
 			}
 			start = end + 1
 		}
@@ -370,13 +370,9 @@ func (m *matcher) lines(text []byte, fn func(num int, line []byte, at int) bool)
 		line := trimCR(text[start:end])
 		switch {
 		case m.exact:
-			if !fn(num, line, i-start) {
-				return
-			}
+			fn(num, line, i-start)
 		case m.re.Match(line):
-			if !fn(num, line, -1) {
-				return
-			}
+			fn(num, line, -1)
 		}
 		from = end + 1
 	}

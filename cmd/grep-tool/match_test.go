@@ -14,12 +14,11 @@ import (
 // search sees them.
 func matches(m *matcher, text []byte) []string {
 	var got []string
-	m.lines(text, func(num int, line []byte, at int) bool {
+	m.lines(text, func(num int, line []byte, at int) {
 		if at >= 0 && !m.re.Match(line[at:]) {
 			got = append(got, fmt.Sprintf("bad offset %d in %q", at, line))
 		}
 		got = append(got, fmt.Sprintf("%d:%s", num, line))
-		return true
 	})
 	return got
 }
@@ -187,7 +186,7 @@ func FuzzLines(f *testing.F) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%q (ignore case %v) in %q (-want +got):\n%s", pattern, ignoreCase, text, diff)
 		}
-		m.lines(text, func(num int, line []byte, at int) bool {
+		m.lines(text, func(num int, line []byte, at int) {
 			if at < 0 {
 				at = m.re.FindIndex(line)[0]
 			}
@@ -200,7 +199,6 @@ func FuzzLines(f *testing.F) {
 			if len(line) <= maxLine && utf8.Valid(line) && out != fmt.Sprintf("f:%d: %s", num, line) {
 				t.Errorf("format changed a short valid line %q into %q", line, out)
 			}
-			return true
 		})
 	})
 }
