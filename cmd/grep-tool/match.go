@@ -23,8 +23,8 @@ type matcher struct {
 	exact bool       // a line matches if and only if it contains one
 }
 
-// maxLiterals is the most literals a matcher searches for at once: beyond
-// that, the searches cost more than the regexp they spare.
+// maxLiterals is the most literals a matcher searches for at once: each is
+// a search of its own through the text, so the set is kept small.
 const maxLiterals = 8
 
 // A literal is a string searched for by one of its bytes that is rare in
