@@ -43,11 +43,12 @@ vet:
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	@for m in $(MODULES); do echo "go vet ($$m)"; (cd $$m && $(GO) vet ./...) || exit 1; done
 
-# The agent's own packages run under the race detector; the end-to-end
-# scripts (in the root package) build and run the real binaries.
+# The agent's own packages run under the race detector. The end-to-end
+# scripts (in the root package) build the real binaries with go build, which
+# the test cache cannot see, so they always run (-count=1).
 test:
 	$(GO) test -race ./internal/...
-	$(GO) test $$($(GO) list ./... | grep -v /internal/)
+	$(GO) test -count=1 $$($(GO) list ./... | grep -v /internal/)
 	cd toolsdk && $(GO) test ./...
 	cd examples/git-status-tool && $(GO) test ./...
 

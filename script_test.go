@@ -31,6 +31,12 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	// Scripts run some steps as another user (setpriv), to test permission
+	// errors even as root; that user must be able to run the tools.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	if err := build(dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -88,8 +94,13 @@ func TestScripts(t *testing.T) {
 				filepath.Join(layout, "libexec", "ikigai"),
 				os.Getenv("PATH"),
 			}, string(os.PathListSeparator)))
+			// ...and to reach the files the script makes.
+			if err := os.Chmod(filepath.Dir(env.WorkDir), 0o755); err != nil {
+				return err
+			}
 			return os.MkdirAll(home, 0o755)
 		},
+		Condition: condition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"noproc":   noproc,
 			"tree":     tree,
@@ -97,6 +108,20 @@ func TestScripts(t *testing.T) {
 		},
 		RequireExplicitExec: true,
 	})
+}
+
+// condition evaluates the conditions scripts add to testscript's own:
+// [root] when the tests run as root, which setpriv needs to drop to
+// another user; [userns] when a step can have a private user and mount
+// namespace (unshare), as it may not in a container.
+func condition(cond string) (bool, error) {
+	switch cond {
+	case "root":
+		return os.Geteuid() == 0, nil
+	case "userns":
+		return exec.Command("unshare", "--user", "--map-root-user", "--mount", "true").Run() == nil, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }
 
 // noproc PATTERN fails if a live process's command line contains PATTERN:

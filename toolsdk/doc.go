@@ -37,5 +37,11 @@
 // shortly before the host's timeout (IKIGAI_TOOL_TIMEOUT_MS) and on SIGINT or
 // SIGTERM, so a tool can stop and return partial results.
 //
+// For tools that work on files, [OpenRegular] opens a file to read,
+// refusing directories, devices and pipes; [WriteFileAtomic] replaces a
+// file so that a crash or a signal never leaves it half-written; and
+// [FileError] turns an OS error into the error codes and messages the core
+// tools use.
+//
 // Subpackage tooltest runs a tool in-process for tests.
 package toolsdk

@@ -112,7 +112,7 @@ func (h *HeadTail) String() string {
 // result is valid UTF-8 whatever s was.
 func Truncate(s string, limit int) (string, bool) {
 	s = strings.ToValidUTF8(s, "\uFFFD")
-	if encodedLen(s) <= limit {
+	if EncodedLen(s) <= limit {
 		return s, false
 	}
 	keep := min(limit, len(s)*2/3) // always omit something
@@ -120,7 +120,7 @@ func Truncate(s string, limit int) (string, bool) {
 	// Control characters can grow sixfold when encoded; shrink until it fits.
 	for {
 		out := joinEnds([]byte(head), []byte(tail), int64(len(s)-len(head)-len(tail)))
-		if encodedLen(out) <= limit || len(head)+len(tail) < 64 {
+		if EncodedLen(out) <= limit || len(head)+len(tail) < 64 {
 			return out, true
 		}
 		head, tail = head[:len(head)*3/4], tail[len(tail)/4:]
@@ -147,8 +147,10 @@ func joinEnds(head, tail []byte, omitted int64) string {
 	return strings.ToValidUTF8(string(head), "\uFFFD") + marker + strings.ToValidUTF8(string(tail), "\uFFFD")
 }
 
-// encodedLen is the length of s as a JSON string, without the quotes.
-func encodedLen(s string) int {
+// EncodedLen returns the length of s as a JSON string in a result, without
+// the quotes: what s costs against an output budget such as
+// DefaultOutputBudget. Invalid UTF-8 is counted as it stands.
+func EncodedLen(s string) int {
 	n := 0
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
@@ -172,7 +174,7 @@ func JoinLines(lines iter.Seq[string], limit int) (text string, n int) {
 	size := 0
 	for line := range lines {
 		line = strings.ToValidUTF8(line, "\uFFFD")
-		cost := encodedLen(line)
+		cost := EncodedLen(line)
 		if n > 0 {
 			cost += len(`\n`)
 		}

@@ -111,6 +111,18 @@ func TestWriteJSONReplacesInvalidUTF8(t *testing.T) {
 	}
 }
 
+func TestEncodedLen(t *testing.T) {
+	for _, s := range []string{"", "plain", "tab\tnew\nline\r\b\f", `"quoted\"`, "\x00\x01\x1f", "<&>", "é€😀"} {
+		var b bytes.Buffer
+		if err := writeJSON(&b, s); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := EncodedLen(s), b.Len()-len(`""`+"\n"); got != want {
+			t.Errorf("EncodedLen(%q) = %d, want %d (%s)", s, got, want, b.Bytes())
+		}
+	}
+}
+
 func TestJoinLines(t *testing.T) {
 	tests := []struct {
 		lines []string

@@ -72,7 +72,16 @@ type objectType struct {
 // paramsType is a parameters struct, described once when the tool is built.
 type paramsType struct {
 	object *objectType
-	schema json.RawMessage
+	schema *jsonSchema
+}
+
+// schemaJSON returns the parameters' JSON Schema.
+func (p *paramsType) schemaJSON() json.RawMessage {
+	b, err := json.Marshal(p.schema)
+	if err != nil {
+		panic(err) // jsonSchema always encodes
+	}
+	return b
 }
 
 var (
@@ -89,11 +98,7 @@ func describeParams(t reflect.Type) (*paramsType, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
-	return &paramsType{object: obj, schema: b}, nil
+	return &paramsType{object: obj, schema: s}, nil
 }
 
 // describeResult returns the schema of a struct result type, or nil when the

@@ -61,8 +61,8 @@ func TestDescribeParamsSchema(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if string(p.schema) != tt.want {
-				t.Errorf("schema:\n got %s\nwant %s", p.schema, tt.want)
+			if got := string(p.schemaJSON()); got != tt.want {
+				t.Errorf("schema:\n got %s\nwant %s", got, tt.want)
 			}
 		})
 	}

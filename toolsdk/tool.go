@@ -9,6 +9,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"sync"
 )
 
 // DefaultMaxInput is the largest argument document a tool reads from stdin
@@ -51,6 +52,11 @@ type Tool struct {
 
 	schema Schema
 	call   func(ctx context.Context, args []byte) (any, error)
+
+	// derive fills in the schema's derived parts. It runs only when the
+	// schema is printed, which keeps it out of every call's start-up.
+	derive     func(*Schema)
+	deriveOnce sync.Once
 }
 
 // New returns a tool whose parameters are the struct type In. The JSON Schema
@@ -65,12 +71,6 @@ func New[In, Out any](s Schema, run func(ctx context.Context, in In) (Out, error
 	if err != nil {
 		panic(fmt.Sprintf("toolsdk.New(%q): %v", s.Name, err))
 	}
-	if s.Parameters == nil {
-		s.Parameters = params.schema
-	}
-	if s.Returns == nil {
-		s.Returns = describeResult(reflect.TypeFor[Out]())
-	}
 	return &Tool{
 		schema: s,
 		call: func(ctx context.Context, args []byte) (any, error) {
@@ -79,6 +79,14 @@ func New[In, Out any](s Schema, run func(ctx context.Context, in In) (Out, error
 				return nil, err
 			}
 			return run(ctx, in)
+		},
+		derive: func(s *Schema) {
+			if s.Parameters == nil {
+				s.Parameters = params.schemaJSON()
+			}
+			if s.Returns == nil {
+				s.Returns = describeResult(reflect.TypeFor[Out]())
+			}
 		},
 	}
 }
@@ -102,7 +110,14 @@ func NewRaw(s Schema, run func(ctx context.Context, args json.RawMessage) (any, 
 }
 
 // Schema returns the tool's schema document.
-func (t *Tool) Schema() Schema { return t.schema }
+func (t *Tool) Schema() Schema {
+	t.deriveOnce.Do(func() {
+		if t.derive != nil {
+			t.derive(&t.schema)
+		}
+	})
+	return t.schema
+}
 
 // Command returns the tool's executable name: NAME-tool, with underscores
 // as hyphens. It prefixes input error messages.
@@ -146,7 +161,7 @@ func (t *Tool) Run(ctx context.Context, args []string, stdin io.Reader, stdout, 
 func (t *Tool) runFlags(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(args) == 1 && args[0] == "--schema":
-		b, err := json.MarshalIndent(t.schema, "", "  ")
+		b, err := json.MarshalIndent(t.Schema(), "", "  ")
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: encoding schema: %v\n", t.Command(), err)
 			return 1
