@@ -5,13 +5,12 @@ import (
 	"io/fs"
 	"slices"
 	"syscall"
+
+	"github.com/ikigai-tools/ikigai/toolsdk"
 )
 
-// MaxFileSize is the size of the largest file Content and ReadFile read:
-// 100 MiB, the core tools' limit.
-const MaxFileSize = 100 << 20
-
-// ErrTooLarge is the error of reading a file larger than MaxFileSize.
+// ErrTooLarge is the error of reading a file larger than the core tools'
+// limit, toolsdk.MaxFileSize.
 var ErrTooLarge = errors.New("file is larger than 100 MiB")
 
 // Content reads the whole file into buf, grown as needed, and returns what
@@ -48,7 +47,7 @@ func read(fd int, name string, buf []byte) ([]byte, error) {
 		if k == 0 {
 			return buf[:n], nil
 		}
-		if n += k; n > MaxFileSize {
+		if n += k; n > toolsdk.MaxFileSize {
 			return nil, &fs.PathError{Op: "read", Path: name, Err: ErrTooLarge}
 		}
 	}

@@ -2,8 +2,8 @@
 // search tools do: several directories at once, without .git, and without
 // what .gitignore files exclude.
 //
-// glob-tool and grep-tool share it. It depends on the standard library and
-// go-git's gitignore matcher only, so it is as usable outside ikigai as in it.
+// glob-tool and grep-tool share it. Besides toolsdk it needs only go-git's
+// gitignore matcher, so a third-party tool can use it as they do.
 package walk
 
 import (

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ikigai-tools/ikigai/toolsdk"
 )
 
 // makeTree creates files under dir: a name ending in / is a directory, and
@@ -197,7 +198,7 @@ func TestReadFileTooLarge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Truncate(MaxFileSize + 1); err != nil { // sparse: no disk used
+	if err := f.Truncate(toolsdk.MaxFileSize + 1); err != nil { // sparse: no disk used
 		t.Fatal(err)
 	}
 	f.Close()

@@ -35,9 +35,14 @@ type result struct {
 	Truncated bool   `json:"truncated,omitempty" description:"Not every matching line is listed"`
 }
 
-// maxLine is how much of a long line is shown, in bytes: a window around
-// the match, so that a minified file cannot fill the output.
-const maxLine = 500
+const (
+	// maxLine is how much of a long line is shown, in bytes: a window
+	// around the match, so that a minified file cannot fill the output.
+	maxLine = 500
+	// binaryProbe is how much of the start of a file is checked for a NUL
+	// byte, which makes it binary: as git and file_read decide.
+	binaryProbe = 8 << 10
+)
 
 var tool = toolsdk.New(toolsdk.Schema{
 	Name: "grep",
@@ -152,9 +157,9 @@ func pathError(root string, err error) error {
 }
 
 // search adds the matches in text, the content of the file at name, to
-// out. Binary files, those with a NUL byte, are skipped.
+// out. Binary files are skipped.
 func search(m *matcher, name string, text []byte, out *output) {
-	if bytes.IndexByte(text, 0) >= 0 {
+	if bytes.IndexByte(text[:min(len(text), binaryProbe)], 0) >= 0 {
 		return
 	}
 	f := fileMatches{path: name}
