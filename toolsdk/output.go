@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 	"unicode/utf8"
 )
@@ -162,4 +163,30 @@ func EncodedLen(s string) int {
 		}
 	}
 	return n
+}
+
+// JoinLines joins lines with newlines, as many of them from the start as
+// fit in limit bytes of JSON-encoded text, and returns the text and how
+// many lines it holds. Invalid UTF-8 in a line is replaced. It is how a
+// tool lists results: whole lines, never half of one.
+func JoinLines(lines iter.Seq[string], limit int) (text string, n int) {
+	var b strings.Builder
+	size := 0
+	for line := range lines {
+		line = strings.ToValidUTF8(line, "\uFFFD")
+		cost := EncodedLen(line)
+		if n > 0 {
+			cost += len(`\n`)
+		}
+		if size+cost > limit {
+			break
+		}
+		if n > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(line)
+		size += cost
+		n++
+	}
+	return b.String(), n
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -118,6 +119,29 @@ func TestEncodedLen(t *testing.T) {
 		}
 		if got, want := EncodedLen(s), b.Len()-len(`""`+"\n"); got != want {
 			t.Errorf("EncodedLen(%q) = %d, want %d (%s)", s, got, want, b.Bytes())
+		}
+	}
+}
+
+func TestJoinLines(t *testing.T) {
+	tests := []struct {
+		lines []string
+		limit int
+		want  string
+		n     int
+	}{
+		{nil, 10, "", 0},
+		{[]string{"a", "b"}, 10, "a\nb", 2},
+		{[]string{"abc", "def"}, 8, "abc\ndef", 2}, // the newline is encoded as \n
+		{[]string{"abc", "def"}, 7, "abc", 1},
+		{[]string{"abcd", "e"}, 3, "", 0},
+		{[]string{"\t\t", "x"}, 6, "\t\t", 1}, // a tab is encoded as \t
+		{[]string{"a\xffb"}, 10, "a\uFFFDb", 1},
+	}
+	for _, tt := range tests {
+		text, n := JoinLines(slices.Values(tt.lines), tt.limit)
+		if text != tt.want || n != tt.n {
+			t.Errorf("JoinLines(%q, %d) = %q, %d; want %q, %d", tt.lines, tt.limit, text, n, tt.want, tt.n)
 		}
 	}
 }
