@@ -2,6 +2,7 @@ package toolsdk
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,17 @@ import (
 
 // MaxFileSize is the largest file a core tool reads whole or writes: 100 MiB.
 const MaxFileSize = 100 << 20
+
+// BinaryProbe is how much of the start of a file is looked at to decide
+// whether it is binary.
+const BinaryProbe = 8 << 10
+
+// BinaryOffset returns the offset of the first NUL byte in the first
+// BinaryProbe bytes of head, the start of a file, or -1 when there is none.
+// A file with a NUL byte there is binary, as git decides.
+func BinaryOffset(head []byte) int {
+	return bytes.IndexByte(head[:min(len(head), BinaryProbe)], 0)
+}
 
 // FileError returns the operation error for err, which an operation on the
 // file at path failed with. Its code comes from the OS error where one fits,

@@ -30,9 +30,6 @@ type result struct {
 
 const (
 	op = "reading file"
-	// binaryProbe is how much of the start of a file is checked for NUL
-	// bytes, as git does.
-	binaryProbe = 8 << 10
 	// chunkSize is how much is read at a time.
 	chunkSize = 256 << 10
 )
@@ -66,12 +63,12 @@ func run(ctx context.Context, p params) (result, error) {
 		return result{}, toolsdk.Errorf("FILE_TOO_LARGE", "Error: %s '%s': file is %.1f MiB, more than the %d MiB that can be read whole; read it in windows with offset and limit",
 			op, p.FilePath, float64(info.Size())/(1<<20), toolsdk.MaxFileSize>>20)
 	}
-	probe := make([]byte, binaryProbe)
+	probe := make([]byte, toolsdk.BinaryProbe)
 	n, err := f.ReadAt(probe, 0)
 	if err != nil && err != io.EOF {
 		return result{}, toolsdk.FileError("READ_FAILED", op, p.FilePath, err)
 	}
-	if i := bytes.IndexByte(probe[:n], 0); i >= 0 {
+	if i := toolsdk.BinaryOffset(probe[:n]); i >= 0 {
 		return result{}, toolsdk.Errorf("BINARY_FILE", "Error: %s '%s': binary file (NUL byte at offset %d)", op, p.FilePath, i)
 	}
 

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -39,9 +38,6 @@ const (
 	// maxLine is how much of a long line is shown, in bytes: a window
 	// around the match, so that a minified file cannot fill the output.
 	maxLine = 500
-	// binaryProbe is how much of the start of a file is checked for a NUL
-	// byte, which makes it binary: as git and file_read decide.
-	binaryProbe = 8 << 10
 )
 
 var tool = toolsdk.New(toolsdk.Schema{
@@ -159,7 +155,7 @@ func pathError(root string, err error) error {
 // search adds the matches in text, the content of the file at name, to
 // out. Binary files are skipped.
 func search(m *matcher, name string, text []byte, out *output) {
-	if bytes.IndexByte(text[:min(len(text), binaryProbe)], 0) >= 0 {
+	if toolsdk.BinaryOffset(text) >= 0 {
 		return
 	}
 	f := fileMatches{path: name}
