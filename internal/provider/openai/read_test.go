@@ -88,3 +88,28 @@ func wire(f *testing.F, r providertest.Reply) []byte {
 	}
 	return body
 }
+
+// A call is reported as soon as the next one begins, not at the end.
+func TestCallReportedWhenNextBegins(t *testing.T) {
+	var ready []string
+	a := assembler{byIndex: map[int64]*call{}, on: func(ev provider.Event) { ready = append(ready, ev.ToolCall.ID) }}
+	chunk := func(s string) sdk.ChatCompletionChunk {
+		var c sdk.ChatCompletionChunk
+		if err := json.Unmarshal([]byte(s), &c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	a.add(chunk(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"x","arguments":"{}"}}]}}]}`))
+	if len(ready) != 0 {
+		t.Fatalf("reported %v before the call could be whole", ready)
+	}
+	a.add(chunk(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"b","function":{"name":"y","arguments":"{"}}]}}]}`))
+	if len(ready) != 1 || ready[0] != "a" {
+		t.Fatalf("reported %v once the second call began, want [a]", ready)
+	}
+	a.add(chunk(`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`))
+	if len(ready) != 2 || ready[1] != "b" {
+		t.Errorf("reported %v at the end, want [a b]", ready)
+	}
+}

@@ -170,14 +170,23 @@ func TestProvider(t *testing.T, connect Connect) {
 	})
 
 	t.Run("rate limit waits as retry-after asks", func(t *testing.T) {
-		slow := provider.Retry{Attempts: 3, Backoff: time.Hour, MaxWait: 2 * time.Hour}
-		_, events, res, err := stream(t, slow, hello,
-			Reply{Status: 429, Error: "slow down", Headers: map[string]string{"Retry-After-Ms": "20"}}, Reply{Text: "ok"})
+		srv := NewServer(Transcript{Replies: []Reply{
+			{Status: 429, Error: "slow down", Headers: map[string]string{"Retry-After-Ms": "20"}},
+			{Text: "ok"},
+		}})
+		t.Cleanup(srv.Close)
+		// Backing off by itself, the provider would wait an hour.
+		p := connect(t, srv.URL, provider.Retry{Attempts: 3, Backoff: time.Hour, MaxWait: 2 * time.Hour})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		res, err := p.Stream(ctx, provider.Request{Model: "m", Messages: hello}, func(ev provider.Event) {
+			if ev.Kind == provider.Retrying && (ev.Err.Kind != provider.RateLimit || ev.Wait != 20*time.Millisecond) {
+				t.Errorf("retrying after %v for %v, want 20ms for the rate limit", ev.Wait, ev.Err)
+				cancel()
+			}
+		})
 		if err != nil {
 			t.Fatal(err)
-		}
-		if events[0].Kind != provider.Retrying || events[0].Err.Kind != provider.RateLimit || events[0].Wait != 20*time.Millisecond {
-			t.Errorf("first event %+v, want a rate-limit retry after 20ms", events[0])
 		}
 		if res.Message.Text() != "ok" {
 			t.Errorf("answer %q", res.Message.Text())
