@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"time"
 )
@@ -55,6 +56,7 @@ func (r Retry) Do(ctx context.Context, on func(Event), attempt func(on func(Even
 		backoff = min(2*backoff, r.MaxWait)
 		if e.RetryAfter > 0 {
 			if e.RetryAfter > r.MaxWait {
+				e.Message += fmt.Sprintf("; the API asks to wait %v before trying again", e.RetryAfter.Round(time.Second))
 				return nil, err
 			}
 			wait = e.RetryAfter

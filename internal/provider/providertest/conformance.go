@@ -196,8 +196,8 @@ func TestProvider(t *testing.T, connect Connect) {
 	t.Run("rate limit longer than the longest wait", func(t *testing.T) {
 		srv, _, _, err := stream(t, fast, hello, Reply{Status: 429, Headers: map[string]string{"Retry-After": "3600"}}, Reply{Text: "ok"})
 		e := kind(t, err, provider.RateLimit)
-		if e.RetryAfter != time.Hour || e.Attempts != 1 || len(srv.Requests()) != 1 {
-			t.Errorf("retry after %v, %d attempts, %d requests; want 1h, 1, 1", e.RetryAfter, e.Attempts, len(srv.Requests()))
+		if e.RetryAfter != time.Hour || e.Attempts != 1 || len(srv.Requests()) != 1 || !strings.HasSuffix(e.Message, "asks to wait 1h0m0s before trying again") {
+			t.Errorf("%q: retry after %v, %d attempts, %d requests; want 1h, 1, 1", e.Message, e.RetryAfter, e.Attempts, len(srv.Requests()))
 		}
 	})
 

@@ -47,12 +47,22 @@
 //	  ]
 //	}
 //
+// Retries wait about a second by default; an error reply with
+// "headers": {"retry-after-ms": "10"} keeps a test that retries fast.
+//
 // # Recorded requests
 //
 // Every request is recorded, in order, with its method, path, headers and
 // body (JSON as sent; anything else as a JSON string). Requests returns
 // them; WriteRequests writes them to a file as an indented JSON array, so
 // that a test script can grep it.
+//
+// # In test scripts
+//
+// A testscript command needs only ReadTranscript, NewServer, the URL
+// methods and WriteRequests: "fakeprovider start transcript.json" reads the
+// file, starts a server, sets the base URL in the script's environment and
+// defers Close; "fakeprovider dump requests.json" writes what it got.
 package providertest
 
 import (
