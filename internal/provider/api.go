@@ -20,7 +20,7 @@ import (
 // subpackages, so that their failures read alike: which API it is, where,
 // and how a user gets a key for it.
 type API struct {
-	Name    string // "anthropic", "openai"
+	Name    string // "anthropic", "openai", "openai-compatible"
 	BaseURL string
 	KeyEnv  string // the environment variable that holds the key
 	KeyURL  string // where keys are made; empty for a self-hosted server
@@ -172,7 +172,7 @@ func (a API) Failure(ctx context.Context, err error) error {
 // Malformed is the error for an answer that breaks the API's wire format.
 func (a API) Malformed(what string) *Error {
 	return &Error{Provider: a.Name, Kind: BadResponse, URL: a.BaseURL,
-		Message: "malformed response stream: " + what}
+		Message: "malformed response: " + what}
 }
 
 // apiMessage digs the error type and message out of an error body in any

@@ -59,7 +59,7 @@ func (k Kind) retryable() bool {
 
 // An Error is a failed request to a model API.
 type Error struct {
-	Provider   string        // which API: "anthropic", "openai"; empty when none could be chosen
+	Provider   string        // which API: "anthropic", "openai", "openai-compatible"; empty when none could be chosen
 	Kind       Kind          // what sort of failure
 	Message    string        // what went wrong, in words for the user
 	Status     int           // the HTTP status, 0 when there was none
