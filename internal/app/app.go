@@ -32,6 +32,8 @@ func New() *cli.App {
 			// bad value the way it reports any other.
 			&cli.Float64Flag{Name: "tool-timeout", Usage: "stop a tool call after `SECONDS`; also IKIGAI_TOOL_TIMEOUT_SECONDS", DefaultText: "configured, else 30"},
 		},
+		ArgsUsage: "[PROMPT]",
+		Action:    runAgent,
 		Commands: []*cli.Command{
 			toolsCommand(),
 			trustCommand(),
@@ -41,6 +43,7 @@ func New() *cli.App {
 		ExitErrHandler: exitError,
 		OnUsageError:   usageError,
 	}
+	app.Flags = append(app.Flags, agentFlags()...)
 	setUsageError(app.Commands)
 	return app
 }
