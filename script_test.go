@@ -77,6 +77,7 @@ func build(dir string) error {
 			return err
 		}
 		cmd := exec.Command("go", append([]string{"build", "-o", b.out}, b.pkgs...)...)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as the Makefile builds them
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("go build %v: %v\n%s", b.pkgs, err, out)
 		}
