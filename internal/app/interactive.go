@@ -52,7 +52,7 @@ func interactive(c *cli.Context) error {
 // returns the environment to go on with: reloaded when the answer is yes,
 // nil when the user would rather leave.
 func (e *env) askTrust(c *cli.Context) (*env, error) {
-	if e.project == "" || e.dirs.TrustProject {
+	if e.project == "" || e.dirs.TrustProject || e.home == "" { // no home, nowhere to remember an answer
 		return e, nil
 	}
 	if _, err := os.Stat(e.project); err != nil {

@@ -17,6 +17,10 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/repl"
 )
 
+// maxInputRows bounds what the prompt accepts, as the screen shows it:
+// far more than a pasted file, short of what would make editing crawl.
+const maxInputRows = 5000
+
 // Keys is what /help says about the keys.
 const Keys = "Keys: Enter sends; Alt-Enter, Ctrl-J or a trailing \\ starts a new line; Up and Down recall what you sent; " +
 	"Ctrl-C cancels what is running; Ctrl-D on an empty line quits."
@@ -93,7 +97,8 @@ func newModel(ctx context.Context, shell *repl.Shell, hist *history, intro []str
 	in.Placeholder = "Ask anything, or /help"
 	in.DynamicHeight = true
 	in.MinHeight = 1
-	in.MaxHeight = 12
+	in.MaxHeight = 12                  // rows shown; a longer input scrolls
+	in.MaxContentHeight = maxInputRows // rows accepted
 	in.CharLimit = 0
 	in.SetHeight(1)
 	in.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "ctrl+j", "shift+enter"))

@@ -295,3 +295,20 @@ func TestReplay(t *testing.T) {
 		t.Errorf("replay (-want +got):\n%s", diff)
 	}
 }
+
+// Input longer than the prompt's height, typed or pasted, is taken whole;
+// the prompt scrolls.
+func TestLongInput(t *testing.T) {
+	s := newScreen(t)
+	for range 20 {
+		s.keys("typed", "alt+enter")
+	}
+	text := strings.Repeat("a line of a pasted file\n", 40) + "end"
+	s.send(tea.PasteMsg{Content: text})
+	if got := s.m.input.Value(); got != strings.Repeat("typed\n", 20)+text {
+		t.Errorf("the prompt holds %d lines, want 61", strings.Count(got, "\n")+1)
+	}
+	if rows := strings.Count(s.view(), "\n"); rows > 14 {
+		t.Errorf("the prompt takes %d rows of the screen", rows)
+	}
+}
