@@ -130,6 +130,7 @@ func plain(c *cli.Context, s *repl.Shell, first string) error {
 			return out.fail(err)
 		}
 		if res.Outcome != nil {
+			// At the limit, the tool turns taken are the limit.
 			out.finish(stdout, res.Outcome, res.Outcome.ToolTurns)
 		}
 		if res.Quit {
