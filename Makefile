@@ -29,6 +29,7 @@ LDFLAGS    := -s -w \
 BUILDFLAGS := -trimpath -tags urfave_cli_no_docs -ldflags '$(LDFLAGS)'
 
 TOOLS      := $(notdir $(wildcard cmd/*-tool))
+SKILLS     := $(notdir $(wildcard share/ikigai/skills/*.md))
 MODULES    := . toolsdk examples/git-status-tool
 
 .PHONY: all build check vet test install uninstall bench clean
@@ -58,22 +59,25 @@ test:
 	cd examples/git-status-tool && $(GO) test ./...
 
 install: build
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/ikigai $(DESTDIR)$(SYSCONFDIR)/ikigai
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/ikigai $(DESTDIR)$(SYSCONFDIR)/ikigai $(DESTDIR)$(DATADIR)/ikigai/skills
 	install -m 755 bin/ikigai $(DESTDIR)$(BINDIR)/ikigai
 	install -m 755 $(addprefix libexec/ikigai/,$(TOOLS)) $(DESTDIR)$(LIBEXECDIR)/ikigai/
+	install -m 644 $(addprefix share/ikigai/skills/,$(SKILLS)) $(DESTDIR)$(DATADIR)/ikigai/skills/
 	@# An administrator's edited configuration is never overwritten.
 	test -e $(DESTDIR)$(SYSCONFDIR)/ikigai/config.json || \
 		install -m 644 etc/config.json $(DESTDIR)$(SYSCONFDIR)/ikigai/config.json
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ikigai $(addprefix $(DESTDIR)$(LIBEXECDIR)/ikigai/,$(TOOLS))
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/ikigai/skills/,$(SKILLS))
 	@# The configuration goes only if nobody changed it.
 	if cmp -s etc/config.json $(DESTDIR)$(SYSCONFDIR)/ikigai/config.json; then \
 		rm -f $(DESTDIR)$(SYSCONFDIR)/ikigai/config.json; \
 	elif [ -e $(DESTDIR)$(SYSCONFDIR)/ikigai/config.json ]; then \
 		echo "kept $(DESTDIR)$(SYSCONFDIR)/ikigai/config.json: it was changed after installation"; \
 	fi
-	-rmdir $(DESTDIR)$(LIBEXECDIR)/ikigai $(DESTDIR)$(SYSCONFDIR)/ikigai 2>/dev/null
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/ikigai $(DESTDIR)$(SYSCONFDIR)/ikigai \
+		$(DESTDIR)$(DATADIR)/ikigai/skills $(DESTDIR)$(DATADIR)/ikigai 2>/dev/null
 
 bench: build
 	$(GO) run ./bench -o bench/RESULTS.md

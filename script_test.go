@@ -60,8 +60,13 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-// build compiles every command into dir's bin and libexec directories.
+// build compiles every command into dir's bin and libexec directories, and
+// makes an empty system skills directory, so that no skill installed on
+// the machine shows in a test.
 func build(dir string) error {
+	if err := os.MkdirAll(filepath.Join(dir, "share", "ikigai", "skills"), 0o755); err != nil {
+		return err
+	}
 	tools, err := filepath.Glob("cmd/*-tool")
 	if err != nil {
 		return err

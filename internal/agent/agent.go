@@ -59,6 +59,33 @@ func (c *Conversation) append(m provider.Message) {
 	}
 }
 
+// Add appends a message the user brings to the conversation (a loaded
+// skill), between runs.
+func (c *Conversation) Add(m provider.Message) { c.append(m) }
+
+// AnswerInterrupted closes a conversation restored from a session that
+// ended while tools ran: when the last message holds tool calls, which
+// then have no results, it appends TOOL_CANCELLED results for them, so that
+// the model is told and the conversation can go on. It reports whether it
+// did.
+func (c *Conversation) AnswerInterrupted() bool {
+	if len(c.Messages) == 0 {
+		return false
+	}
+	last := c.Messages[len(c.Messages)-1]
+	calls := last.ToolCalls()
+	if last.Role != provider.Assistant || len(calls) == 0 {
+		return false
+	}
+	results := make([]provider.Part, len(calls))
+	for i, call := range calls {
+		env := execute.Failed(execute.ToolCancelled, "Tool '%s' was interrupted: the session ended before it finished", call.Name)
+		results[i] = provider.ToolResult{CallID: call.ID, Content: string(env.JSON()), IsError: true}
+	}
+	c.append(provider.Message{Role: provider.User, Parts: results})
+	return true
+}
+
 // Outcome is how a Run ended.
 type Outcome struct {
 	Text         string // the model's last text

@@ -253,3 +253,40 @@ func TestSystemPrompt(t *testing.T) {
 		t.Errorf("a huge AGENTS.md is not cut (%d bytes of prompt)", len(got))
 	}
 }
+
+// A conversation restored from a session that ended while tools ran gets
+// results for those calls, and the next request is one the API accepts.
+func TestAnswerInterrupted(t *testing.T) {
+	var saved []provider.Message
+	conv := &agent.Conversation{
+		Messages: []provider.Message{
+			provider.UserText("Run it"),
+			{Role: provider.Assistant, Parts: []provider.Part{
+				provider.ToolCall{ID: "toolu_1", Name: "write", Arguments: json.RawMessage(`{}`)},
+				provider.ToolCall{ID: "toolu_2", Name: "echo", Arguments: json.RawMessage(`{}`)},
+			}},
+		},
+		OnAppend: func(m provider.Message) { saved = append(saved, m) },
+	}
+	if !conv.AnswerInterrupted() {
+		t.Fatal("AnswerInterrupted did nothing")
+	}
+	if conv.AnswerInterrupted() {
+		t.Error("AnswerInterrupted answered twice")
+	}
+	got := results(conv)
+	if len(got) != 2 || !got["toolu_1"].IsError || !strings.Contains(got["toolu_2"].Content, `"error_code":"TOOL_CANCELLED"`) {
+		t.Errorf("results: %+v", got)
+	}
+	if len(saved) != 1 {
+		t.Errorf("OnAppend called %d times, want 1", len(saved))
+	}
+
+	f := newFixture(t, providertest.Transcript{Replies: []providertest.Reply{{Text: "Carrying on."}}}, tools(t, map[string]string{"echo": echoTool}), nil)
+	if _, err := f.agent.Run(context.Background(), conv, "Go on"); err != nil {
+		t.Fatal(err)
+	}
+	if (&agent.Conversation{Messages: []provider.Message{provider.UserText("hi")}}).AnswerInterrupted() {
+		t.Error("a conversation ending in a prompt was answered")
+	}
+}

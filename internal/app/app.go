@@ -36,6 +36,7 @@ func New() *cli.App {
 		Action:    runAgent,
 		Commands: []*cli.Command{
 			toolsCommand(),
+			sessionsCommand(),
 			trustCommand(),
 			completionCommand(),
 			versionCommand(),
@@ -95,6 +96,7 @@ type env struct {
 	cfg     *config.Config
 	dirs    discovery.Dirs
 	home    string
+	cwd     string // the working directory, as trust.Canonical has it
 	project string // the working directory's .ikigai, "" in the home directory
 	stdout  io.Writer
 }
@@ -111,6 +113,7 @@ func load(c *cli.Context) (*env, error) {
 	if cwd, err = trust.Canonical(cwd, e.home); err != nil {
 		return nil, err
 	}
+	e.cwd = cwd
 	user := ""
 	if e.home != "" {
 		user = filepath.Join(e.home, ".ikigai")

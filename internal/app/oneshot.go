@@ -17,6 +17,7 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/display"
 	"github.com/ikigai-tools/ikigai/internal/execute"
 	"github.com/ikigai-tools/ikigai/internal/provider"
+	"github.com/ikigai-tools/ikigai/internal/provider/pick"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sys/unix"
 )
@@ -46,20 +47,25 @@ func oneShot(c *cli.Context) error {
 	if c.Bool("json") {
 		out = &jsonReporter{w: c.App.Writer}
 	}
-	s, err := startSession(ctx, c)
+	w, err := startWorkspace(ctx, c)
 	if err != nil {
 		return out.fail(err)
 	}
-	out.start(s)
-	a := s.agent(nil, out.event)
-	if a.System, err = s.systemPrompt(ctx); err != nil {
-		return out.fail(err)
-	}
-	outcome, err := a.Run(ctx, &agent.Conversation{}, prompt)
+	choice, err := w.Model(ctx)
 	if err != nil {
 		return out.fail(err)
 	}
-	out.finish(c.App.Writer, outcome, a.MaxToolTurns)
+	out.start(choice)
+	s, err := w.shell(c)
+	if err != nil {
+		return out.fail(err)
+	}
+	s.Observe = out.event
+	outcome, err := s.Prompt(ctx, prompt)
+	if err != nil {
+		return out.fail(err)
+	}
+	out.finish(c.App.Writer, outcome, w.env.cfg.MaxToolTurns)
 	if outcome.LimitReached {
 		return silent(exitTurnLimit)
 	}
@@ -93,7 +99,7 @@ func isTerminal(f *os.File) bool {
 
 // A reporter shows a one-shot run as it goes.
 type reporter interface {
-	start(s *session)
+	start(c *pick.Choice)
 	event(e agent.Event)
 	finish(stdout io.Writer, o *agent.Outcome, maxTurns int)
 	// fail reports err and returns the error that ends the command.
@@ -115,7 +121,7 @@ type textReporter struct {
 	shown  int    // the turn whose text was shown
 }
 
-func (r *textReporter) start(*session) {}
+func (r *textReporter) start(*pick.Choice) {}
 
 func (r *textReporter) event(e agent.Event) {
 	switch e.Kind {
@@ -192,8 +198,8 @@ func (r *jsonReporter) print(e jsonEvent) {
 	r.w.Write(append(b, '\n'))
 }
 
-func (r *jsonReporter) start(s *session) {
-	r.print(jsonEvent{Type: "start", Provider: s.choice.Name, Model: s.choice.Model})
+func (r *jsonReporter) start(c *pick.Choice) {
+	r.print(jsonEvent{Type: "start", Provider: c.Name, Model: c.Model})
 }
 
 func (r *jsonReporter) event(e agent.Event) {

@@ -1,17 +1,21 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/ikigai-tools/ikigai/internal/agent"
 	"github.com/ikigai-tools/ikigai/internal/approval"
 	"github.com/ikigai-tools/ikigai/internal/discovery"
 	"github.com/ikigai-tools/ikigai/internal/provider/pick"
 	"github.com/ikigai-tools/ikigai/internal/registry"
+	"github.com/ikigai-tools/ikigai/internal/repl"
+	"github.com/ikigai-tools/ikigai/internal/session"
+	"github.com/ikigai-tools/ikigai/internal/skills"
 	"github.com/urfave/cli/v2"
 )
 
@@ -26,6 +30,8 @@ func agentFlags() []cli.Flag {
 		&cli.StringFlag{Name: "approval", Usage: "when to ask before a tool runs: ask, auto or read-only; also IKIGAI_APPROVAL", DefaultText: "configured, else ask"},
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "run every tool without asking (--approval auto)"},
 		&cli.IntFlag{Name: "max-tool-turns", Usage: "stop after the model has called tools `N` times in a row; also IKIGAI_MAX_TOOL_TURNS", DefaultText: "configured, else 50"},
+		&cli.BoolFlag{Name: "continue", Aliases: []string{"c"}, Usage: "go on with the latest conversation held in this directory"},
+		&cli.StringFlag{Name: "resume", Aliases: []string{"r"}, Usage: "go on with the saved conversation `ID` (ikigai sessions lists them)"},
 	}
 }
 
@@ -52,23 +58,28 @@ func (e *env) applyFlags(c *cli.Context) error {
 	return nil
 }
 
-// session is everything a conversation needs: the settings, the tools
-// (found in the background), and the model.
-type session struct {
-	env    *env
-	dir    string // the working directory
-	choice *pick.Choice
-	tools  *toolSet
+// workspace is everything a conversation needs: the settings, the tools
+// (found in the background) and the model (chosen in the background).
+type workspace struct {
+	env   *env
+	dir   string // the working directory
+	tools latest[*registry.Registry]
+	model latest[*pick.Choice]
 }
 
-// startSession reads the settings, starts discovery in the background and
-// connects to the model. Discovery keeps going while the provider is
-// chosen, which may mean asking a local server for its models.
-func startSession(ctx context.Context, c *cli.Context) (*session, error) {
+// startWorkspace reads the settings and starts discovery and the choice of
+// provider, which may mean asking a local server for its models, in the
+// background: whatever needs them waits for them, nothing else does.
+func startWorkspace(ctx context.Context, c *cli.Context) (*workspace, error) {
 	e, err := load(c)
 	if err != nil {
 		return nil, err
 	}
+	return e.start(ctx, c)
+}
+
+// start applies the agent flags and starts the background work.
+func (e *env) start(ctx context.Context, c *cli.Context) (*workspace, error) {
 	if err := e.applyFlags(c); err != nil {
 		return nil, err
 	}
@@ -76,96 +87,117 @@ func startSession(ctx context.Context, c *cli.Context) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &session{env: e, dir: dir, tools: scanTools(ctx, e.dirs)}
-	s.choice, err = pick.Provider(ctx, pick.Settings{Provider: e.cfg.Provider, Model: e.cfg.Model, BaseURL: e.cfg.BaseURL})
+	w := &workspace{env: e, dir: dir}
+	ctx = context.WithoutCancel(ctx) // a scan or a choice outlives the request that started it
+	w.tools.start(func() (*registry.Registry, error) { return discovery.Scan(ctx, e.dirs), nil })
+	w.model.start(func() (*pick.Choice, error) { return pick.Provider(ctx, w.pickSettings("")) })
+	return w, nil
+}
+
+// pickSettings are the user's provider settings, with model instead of the
+// configured one if it is set.
+func (w *workspace) pickSettings(model string) pick.Settings {
+	cfg := w.env.cfg
+	return pick.Settings{Provider: cfg.Provider, Model: cmp.Or(model, cfg.Model), BaseURL: cfg.BaseURL}
+}
+
+// Tools returns the registry once discovery is done.
+func (w *workspace) Tools(ctx context.Context) (*registry.Registry, error) { return w.tools.wait(ctx) }
+
+// Refresh scans the tool directories again and waits for the result.
+func (w *workspace) Refresh(ctx context.Context) (*registry.Registry, error) {
+	w.tools.start(func() (*registry.Registry, error) { return discovery.Scan(context.WithoutCancel(ctx), w.env.dirs), nil })
+	return w.tools.wait(ctx)
+}
+
+// Model returns the provider choice once it is made.
+func (w *workspace) Model(ctx context.Context) (*pick.Choice, error) { return w.model.wait(ctx) }
+
+// SetModel chooses the provider again for the model called name. The
+// provider the user set stays; one chosen by default is chosen again, so
+// that a model's name can pick its vendor.
+func (w *workspace) SetModel(ctx context.Context, name string) (*pick.Choice, error) {
+	c, err := pick.Provider(ctx, w.pickSettings(name))
 	if err != nil {
 		return nil, err
 	}
-	return s, nil
+	w.model.start(func() (*pick.Choice, error) { return c, nil })
+	return c, nil
 }
 
-// agent returns an agent for the session, asking the user through asker
-// (nil when nobody can be asked).
-func (s *session) agent(asker approval.Asker, observe func(agent.Event)) *agent.Agent {
-	cfg := s.env.cfg
-	mode, _ := approval.ParseMode(cfg.Approval) // checked by applyFlags
-	a := &agent.Agent{
-		Provider:     s.choice.Provider,
-		Model:        s.choice.Model,
-		MaxTokens:    cfg.MaxTokens,
-		MaxToolTurns: cfg.MaxToolTurns,
-		Tools:        s.tools.Wait,
-		Policy:       &approval.Policy{Mode: mode, Allow: cfg.Allow, Deny: cfg.Deny, Asker: asker},
-		Timeout:      cfg.TimeoutFor,
-		Observe:      observe,
-	}
-	return a
-}
-
-// systemPrompt waits for the tools and returns the system prompt that
-// teaches them.
-func (s *session) systemPrompt(ctx context.Context) (string, error) {
-	reg, err := s.tools.Wait(ctx)
+// Agent returns an agent for the workspace's model and tools, asking the
+// user through asker (nil when nobody can be asked).
+func (w *workspace) Agent(ctx context.Context, asker approval.Asker, observe func(agent.Event)) (*agent.Agent, error) {
+	choice, err := w.Model(ctx)
 	if err != nil {
-		return "", err
+		return nil, err
+	}
+	reg, err := w.Tools(ctx)
+	if err != nil {
+		return nil, err
 	}
 	var names []string
 	for _, d := range reg.Definitions() {
 		names = append(names, d.Name)
 	}
-	return agent.SystemPrompt(s.dir, names), nil
+	cfg := w.env.cfg
+	mode, _ := approval.ParseMode(cfg.Approval) // checked by applyFlags
+	return &agent.Agent{
+		Provider:     choice.Provider,
+		Model:        choice.Model,
+		System:       agent.SystemPrompt(w.dir, names),
+		MaxTokens:    cfg.MaxTokens,
+		MaxToolTurns: cfg.MaxToolTurns,
+		Tools:        w.Tools,
+		Policy:       &approval.Policy{Mode: mode, Allow: cfg.Allow, Deny: cfg.Deny, Asker: asker},
+		Timeout:      cfg.TimeoutFor,
+		Observe:      observe,
+	}, nil
 }
 
-// toolSet is the registry as discovery will have it: asking for it waits
-// until discovery is done. Refresh starts a new scan.
-type toolSet struct {
-	dirs discovery.Dirs
+// latest is a value worked out in the background, perhaps again and
+// again: wait returns the newest one, waiting for it if need be.
+type latest[T any] struct {
 	mu   sync.Mutex
-	done chan struct{}
-	reg  *registry.Registry
-	took time.Duration
+	done chan struct{} // closed when the newest value is ready
+	v    T
+	err  error
 }
 
-func scanTools(ctx context.Context, dirs discovery.Dirs) *toolSet {
-	t := &toolSet{dirs: dirs}
-	t.Refresh(ctx)
-	return t
-}
-
-// Refresh scans the directories again in the background.
-func (t *toolSet) Refresh(ctx context.Context) {
+// start works the value out anew in the background.
+func (l *latest[T]) start(f func() (T, error)) {
 	done := make(chan struct{})
-	t.mu.Lock()
-	t.done = done
-	t.mu.Unlock()
+	l.mu.Lock()
+	l.done = done
+	l.mu.Unlock()
 	go func() {
-		start := time.Now()
-		reg := discovery.Scan(context.WithoutCancel(ctx), t.dirs)
-		t.mu.Lock()
-		if t.done == done { // a later refresh wins
-			t.reg, t.took = reg, time.Since(start)
+		v, err := f()
+		l.mu.Lock()
+		if l.done == done { // a later start wins
+			l.v, l.err = v, err
 		}
-		t.mu.Unlock()
+		l.mu.Unlock()
 		close(done)
 	}()
 }
 
-// Wait returns the registry once the latest scan is done, or ctx's error.
-func (t *toolSet) Wait(ctx context.Context) (*registry.Registry, error) {
+// wait returns the newest value, or ctx's error.
+func (l *latest[T]) wait(ctx context.Context) (T, error) {
 	for {
-		t.mu.Lock()
-		done := t.done
-		t.mu.Unlock()
+		l.mu.Lock()
+		done := l.done
+		l.mu.Unlock()
 		select {
 		case <-done:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			var zero T
+			return zero, ctx.Err()
 		}
-		t.mu.Lock()
-		reg, current := t.reg, t.done == done
-		t.mu.Unlock()
+		l.mu.Lock()
+		v, err, current := l.v, l.err, l.done == done
+		l.mu.Unlock()
 		if current {
-			return reg, nil
+			return v, err
 		}
 	}
 }
@@ -174,10 +206,59 @@ func (t *toolSet) Wait(ctx context.Context) (*registry.Registry, error) {
 // else talk with the user.
 func runAgent(c *cli.Context) error {
 	switch {
+	case c.Bool("continue") && c.IsSet("resume"):
+		return cli.Exit("--continue and --resume cannot go together", 2)
 	case c.Bool("print"):
 		return oneShot(c)
 	case c.Bool("json"):
 		return cli.Exit("--json goes with -p (ikigai -p --json PROMPT)", 2)
 	}
-	return cli.ShowAppHelp(c)
+	return interactive(c)
+}
+
+// shell returns a shell over the workspace whose conversation is saved,
+// resuming the session --continue or --resume names.
+func (w *workspace) shell(c *cli.Context) (*repl.Shell, error) {
+	e := w.env
+	store := sessionStore(e.home)
+	s := &repl.Shell{Backend: w, Dir: e.cwd, Skills: e.skillDirs(), Sessions: store}
+	id := c.String("resume")
+	if c.Bool("continue") {
+		var err error
+		if id, err = store.Latest(e.cwd); err != nil {
+			return nil, err
+		}
+		if id == "" {
+			return nil, fmt.Errorf("no conversation to continue in %s (ikigai sessions lists them)", e.cwd)
+		}
+	}
+	if id == "" {
+		return s, nil
+	}
+	sess, err := store.Open(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Resume(sess); err != nil {
+		return nil, fmt.Errorf("session %s: %w", id, err)
+	}
+	return s, nil
+}
+
+// sessionStore is where conversations are saved.
+func sessionStore(home string) *session.Store {
+	return session.At(session.Dir(os.Getenv, home))
+}
+
+// skillDirs are the directories skills are found in; the project's only
+// when it is trusted.
+func (e *env) skillDirs() skills.Dirs {
+	d := skills.Dirs{System: skills.SystemDir()}
+	if e.home != "" {
+		d.User = filepath.Join(e.home, ".ikigai", "skills")
+	}
+	if e.project != "" && e.dirs.TrustProject {
+		d.Project = filepath.Join(e.project, "skills")
+	}
+	return d
 }

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ikigai-tools/ikigai/internal/discovery"
+	"github.com/ikigai-tools/ikigai/internal/display"
 	"github.com/ikigai-tools/ikigai/internal/execute"
 	"github.com/ikigai-tools/ikigai/internal/registry"
 	"github.com/urfave/cli/v2"
@@ -165,35 +165,13 @@ func showTool(c *cli.Context) error {
 	if !ok {
 		return notUsable(r, name)
 	}
-	var schema bytes.Buffer
-	json.Indent(&schema, t.Schema.Document, "", "  ") // the document is valid JSON
-	fmt.Fprintf(e.stdout, "Tool: %s\nPath: %s\nSchema:\n%s\n", t.Name, t.Path, schema.Bytes())
-	for _, s := range t.Shadows {
-		fmt.Fprintf(e.stdout, "Shadows: %s %s\n", s.Source, s.Path)
-	}
-	for _, warning := range t.Warnings {
-		fmt.Fprintf(e.stdout, "Warning: %s\n", warning)
-	}
+	fmt.Fprintln(e.stdout, display.Tool(t))
 	return nil
 }
 
 // notUsable explains why the registry has no tool called name.
 func notUsable(r *registry.Registry, name string) error {
-	var reasons []string
-	for _, f := range r.Failed() {
-		if f.Name == name {
-			reasons = append(reasons, fmt.Sprintf("tool '%s' (%s) cannot be used: %s", name, f.Path, f.Reason))
-		}
-	}
-	for _, u := range r.Untrusted() {
-		if u.Name == name {
-			reasons = append(reasons, fmt.Sprintf("tool '%s' (%s) is in a directory that is not trusted (ikigai trust, or --trust for one run)", name, u.Path))
-		}
-	}
-	if len(reasons) == 0 {
-		reasons = append(reasons, fmt.Sprintf("no tool named '%s' (ikigai tools lists them)", name))
-	}
-	return cli.Exit(strings.Join(reasons, "\n"), 1)
+	return cli.Exit(display.Missing(r, name), 1)
 }
 
 func callTool(c *cli.Context) error {

@@ -24,22 +24,48 @@ func At(path string) *Store { return &Store{path: path} }
 
 type document struct {
 	Directories []string `json:"trusted_directories"`
+	// Declined are the directories the user was asked about and chose not
+	// to trust, so that they are not asked again.
+	Declined []string `json:"declined_directories,omitempty"`
+}
+
+func (s *Store) read() (document, error) {
+	var doc document
+	data, err := os.ReadFile(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return doc, nil
+	}
+	if err != nil {
+		return doc, err
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return doc, fmt.Errorf("%s: %v", s.path, err)
+	}
+	return doc, nil
 }
 
 // List returns the trusted directories, sorted.
 func (s *Store) List() ([]string, error) {
-	data, err := os.ReadFile(s.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+	doc, err := s.read()
+	return doc.Directories, err
+}
+
+// Declined reports whether the user chose not to trust dir, as Canonical
+// returns it, when asked.
+func (s *Store) Declined(dir string) (bool, error) {
+	doc, err := s.read()
+	return slices.Contains(doc.Declined, dir), err
+}
+
+// Decline remembers that the user chose not to trust dir.
+func (s *Store) Decline(dir string) error {
+	doc, err := s.read()
+	if err != nil || slices.Contains(doc.Declined, dir) {
+		return err
 	}
-	if err != nil {
-		return nil, err
-	}
-	var doc document
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %v", s.path, err)
-	}
-	return doc.Directories, nil
+	doc.Declined = append(doc.Declined, dir)
+	slices.Sort(doc.Declined)
+	return s.write(doc)
 }
 
 // Contains reports whether dir, as Canonical returns it, is trusted.
@@ -48,31 +74,39 @@ func (s *Store) Contains(dir string) (bool, error) {
 	return slices.Contains(dirs, dir), err
 }
 
-// Add trusts dir, as Canonical returns it.
+// Add trusts dir, as Canonical returns it, declined before or not.
 func (s *Store) Add(dir string) error {
-	dirs, err := s.List()
-	if err != nil || slices.Contains(dirs, dir) {
+	doc, err := s.read()
+	if err != nil {
 		return err
 	}
-	dirs = append(dirs, dir)
-	slices.Sort(dirs)
-	return s.write(dirs)
+	if !slices.Contains(doc.Directories, dir) {
+		doc.Directories = append(doc.Directories, dir)
+		slices.Sort(doc.Directories)
+	}
+	doc.Declined = slices.DeleteFunc(doc.Declined, func(d string) bool { return d == dir })
+	return s.write(doc)
 }
 
-// Remove stops trusting dir, and reports whether it was trusted.
+// Remove stops trusting dir, and reports whether it was trusted. The user
+// will be asked about it again.
 func (s *Store) Remove(dir string) (bool, error) {
-	dirs, err := s.List()
-	i := slices.Index(dirs, dir)
+	doc, err := s.read()
+	i := slices.Index(doc.Directories, dir)
 	if err != nil || i < 0 {
 		return false, err
 	}
-	return true, s.write(slices.Delete(dirs, i, i+1))
+	doc.Directories = slices.Delete(doc.Directories, i, i+1)
+	return true, s.write(doc)
 }
 
 // write replaces the file atomically, so a crash leaves the old list or the
 // new one.
-func (s *Store) write(dirs []string) error {
-	data, err := json.MarshalIndent(document{Directories: dirs}, "", "  ")
+func (s *Store) write(doc document) error {
+	if doc.Directories == nil {
+		doc.Directories = []string{}
+	}
+	data, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
 	}

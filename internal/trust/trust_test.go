@@ -79,3 +79,30 @@ func TestCanonical(t *testing.T) {
 		}
 	}
 }
+
+// A directory the user declined is remembered apart from the trusted ones,
+// and trusting it later forgets the refusal.
+func TestDecline(t *testing.T) {
+	s := At(filepath.Join(t.TempDir(), "trusted.json"))
+	if err := s.Decline("/p"); err != nil {
+		t.Fatal(err)
+	}
+	if no, err := s.Declined("/p"); !no || err != nil {
+		t.Errorf("Declined(/p) = %v, %v", no, err)
+	}
+	if ok, _ := s.Contains("/p"); ok {
+		t.Error("a declined directory is trusted")
+	}
+	if dirs, _ := s.List(); len(dirs) != 0 {
+		t.Errorf("List = %v", dirs)
+	}
+	if err := s.Add("/p"); err != nil {
+		t.Fatal(err)
+	}
+	if no, _ := s.Declined("/p"); no {
+		t.Error("a trusted directory is still declined")
+	}
+	if ok, _ := s.Contains("/p"); !ok {
+		t.Error("/p is not trusted")
+	}
+}

@@ -1,0 +1,255 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/ikigai-tools/ikigai/internal/provider"
+)
+
+// conversation has every kind of part, arguments that are not JSON, and
+// text that is not valid UTF-8.
+var conversation = []provider.Message{
+	provider.UserText("List the files\nplease"),
+	{Role: provider.Assistant, Parts: []provider.Part{
+		provider.Text("Looking."),
+		provider.ToolCall{ID: "call_1", Name: "bash", Arguments: json.RawMessage(`{"command": "ls"}`)},
+		provider.ToolCall{ID: "call_2", Name: "glob", Arguments: json.RawMessage(`{"pattern": "*.go"`)},
+	}},
+	{Role: provider.User, Parts: []provider.Part{
+		provider.ToolResult{CallID: "call_1", Content: `{"tool_success":true,"result":{"output":"a.go","exit_code":0}}`},
+		provider.ToolResult{CallID: "call_2", Content: `{"tool_success":false}`, IsError: true},
+	}},
+	{Role: provider.Assistant, Parts: []provider.Part{provider.Text("One file: a.go")}},
+}
+
+func meta(id, dir string) Meta {
+	return Meta{ID: id, Dir: dir, Started: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC), Provider: "anthropic", Model: "claude-x"}
+}
+
+func save(t *testing.T, s *Store, m Meta, msgs []provider.Message) {
+	t.Helper()
+	w := s.Create(m)
+	for _, msg := range msgs {
+		if err := w.Append(msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	s := At(t.TempDir())
+	save(t, s, meta("a", "/proj"), conversation)
+	got, err := s.Open("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(meta("a", "/proj"), got.Meta); diff != "" {
+		t.Errorf("meta (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(conversation, got.Messages); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+	if got.Torn {
+		t.Error("Torn is true for a whole file")
+	}
+}
+
+func TestInvalidUTF8IsReplaced(t *testing.T) {
+	s := At(t.TempDir())
+	save(t, s, meta("a", "/proj"), []provider.Message{provider.UserText("bad \xff\xfe byte")})
+	got, err := s.Open("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := got.Messages[0].Text(); text != "bad \ufffd\ufffd byte" {
+		t.Errorf("text = %q", text)
+	}
+}
+
+func TestNoFileWithoutMessages(t *testing.T) {
+	dir := t.TempDir()
+	At(dir).Create(meta("a", "/proj"))
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a session without messages left %d files", len(entries))
+	}
+}
+
+func TestFileIsPrivate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state", "sessions")
+	save(t, At(dir), meta("a", "/proj"), conversation[:1])
+	info, err := os.Stat(filepath.Join(dir, "a.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := info.Mode().Perm(); perm != 0o600 {
+		t.Errorf("session file mode %v, want 0600", perm)
+	}
+}
+
+// A crash in the middle of a write leaves part of a line: it is skipped,
+// and the session continues on a line of its own.
+func TestTornLastLine(t *testing.T) {
+	dir := t.TempDir()
+	s := At(dir)
+	save(t, s, meta("a", "/proj"), conversation[:2])
+	path := filepath.Join(dir, "a.jsonl")
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"role":"user","parts":[{"tool_res`)
+	f.Close()
+
+	sess, err := s.Open("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sess.Torn {
+		t.Error("Torn is false")
+	}
+	if diff := cmp.Diff(conversation[:2], sess.Messages); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+	w, err := s.Continue(sess)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range conversation[2:] {
+		if err := w.Append(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sess, err = s.Open("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(conversation, sess.Messages); diff != "" {
+		t.Errorf("after continuing (-want +got):\n%s", diff)
+	}
+}
+
+func TestBadFiles(t *testing.T) {
+	for _, tc := range []struct{ name, data, err string }{
+		{"empty", "", "empty session file"},
+		{"only a torn line", `{"id":"a"`, "empty session file"},
+		{"no id", `{"dir":"/"}` + "\n", "first line: no session id"},
+		{"not json", "hello\n", "first line: invalid character"},
+		{"bad middle line", `{"id":"a"}` + "\nnot json\n" + `{"role":"user","parts":[]}` + "\n", "line 2: invalid character"},
+		{"unknown role", `{"id":"a"}` + "\n" + `{"role":"system","parts":[]}` + "\n", `line 2: unknown role "system"`},
+		{"two kinds in a part", `{"id":"a"}` + "\n" + `{"role":"user","parts":[{"text":"a","tool_result":{}}]}` + "\n", "line 2: part 1: want one of"},
+		{"empty part", `{"id":"a"}` + "\n" + `{"role":"user","parts":[{}]}` + "\n", "line 2: part 1: want one of"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.data))
+			if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
+				t.Errorf("error %v, want it to start %q", err, tc.err)
+			}
+		})
+	}
+}
+
+func TestOpenRejectsPaths(t *testing.T) {
+	s := At(t.TempDir())
+	for _, id := range []string{"", "../x", "a/b", ".hidden", ".."} {
+		if _, err := s.Open(id); err == nil {
+			t.Errorf("Open(%q) succeeded", id)
+		}
+	}
+	if _, err := s.Open("missing"); err == nil || !strings.Contains(err.Error(), "ikigai sessions lists them") {
+		t.Errorf("Open(missing) = %v", err)
+	}
+}
+
+func TestListAndLatest(t *testing.T) {
+	dir := t.TempDir()
+	s := At(dir)
+	save(t, s, meta("20260101-000000-aaaaaa", "/one"), conversation)
+	save(t, s, meta("20260102-000000-bbbbbb", "/two"), conversation[:1])
+	save(t, s, meta("20260103-000000-cccccc", "/one"), []provider.Message{provider.UserText("  \nSecond\nthird")})
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a session"), 0o644)
+	os.WriteFile(filepath.Join(dir, "broken.jsonl"), []byte("garbage\n"), 0o644)
+
+	list, err := s.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, sum := range list {
+		got = append(got, fmt.Sprintf("%s %s %s %d", sum.ID, sum.Dir, sum.Title, sum.Messages))
+	}
+	want := []string{
+		"20260103-000000-cccccc /one Second 1",
+		"20260102-000000-bbbbbb /two List the files 1",
+		"20260101-000000-aaaaaa /one List the files 4",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("list (-want +got):\n%s", diff)
+	}
+
+	for dir, want := range map[string]string{"/one": "20260103-000000-cccccc", "/two": "20260102-000000-bbbbbb", "/three": ""} {
+		if id, err := s.Latest(dir); err != nil || id != want {
+			t.Errorf("Latest(%s) = %q, %v; want %q", dir, id, err, want)
+		}
+	}
+}
+
+func TestNewIDSortsByTime(t *testing.T) {
+	a := NewID(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	b := NewID(time.Date(2026, 1, 2, 3, 4, 6, 0, time.UTC))
+	if !strings.HasPrefix(a, "20260102-030405-") || len(a) != len("20260102-030405-")+6 || a >= b {
+		t.Errorf("ids %q, %q", a, b)
+	}
+}
+
+func TestDir(t *testing.T) {
+	env := func(state string) func(string) string {
+		return func(k string) string {
+			if k == "XDG_STATE_HOME" {
+				return state
+			}
+			return ""
+		}
+	}
+	for state, want := range map[string]string{
+		"":         "/home/u/.local/state/ikigai/sessions",
+		"relative": "/home/u/.local/state/ikigai/sessions",
+		"/state":   "/state/ikigai/sessions",
+	} {
+		if got := Dir(env(state), "/home/u"); got != want {
+			t.Errorf("Dir with XDG_STATE_HOME=%q = %s, want %s", state, got, want)
+		}
+	}
+}
+
+// FuzzParse checks that no file makes Parse panic, and that whatever it
+// accepts survives being written again.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(`{"id":"a","dir":"/"}` + "\n" + `{"role":"user","parts":[{"text":"hi"}]}` + "\n"))
+	f.Add([]byte(`{"id":"a"}` + "\n" + `{"role":"assistant","parts":[{"tool_call":{"id":"1","name":"b","arguments":"{"}}]}` + "\n" + `{"role":"us`))
+	f.Add([]byte(`{"id":"a"}` + "\n" + `{"role":"user","parts":[{"tool_result":{"call_id":"1","content":"x","is_error":true}}]}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sess, err := Parse(data)
+		if err != nil {
+			return
+		}
+		dir := t.TempDir()
+		save(t, At(dir), sess.Meta, sess.Messages)
+		if len(sess.Messages) == 0 {
+			return
+		}
+		again, err := At(dir).Open(sess.Meta.ID)
+		if err != nil {
+			t.Fatalf("a parsed session does not read back: %v", err)
+		}
+		if len(again.Messages) != len(sess.Messages) {
+			t.Fatalf("%d messages read back, want %d", len(again.Messages), len(sess.Messages))
+		}
+	})
+}

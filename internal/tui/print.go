@@ -1,0 +1,114 @@
+package tui
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/ikigai-tools/ikigai/internal/display"
+	"github.com/ikigai-tools/ikigai/internal/execute"
+	"github.com/ikigai-tools/ikigai/internal/provider"
+)
+
+// Styles of the scrollback. Only attributes every terminal has: bold, faint
+// and the basic colours; none with NO_COLOR set.
+var (
+	promptStyle = lipgloss.NewStyle().Bold(true)
+	toolStyle   = lipgloss.NewStyle().Faint(true)
+	errorStyle  = lipgloss.NewStyle().Foreground(lipgloss.Red)
+	addStyle    = lipgloss.NewStyle().Foreground(lipgloss.Green)
+	removeStyle = lipgloss.NewStyle().Foreground(lipgloss.Red)
+	noColor     = os.Getenv("NO_COLOR") != ""
+)
+
+// styled renders s in st, line by line so that a style never spans a
+// line break the terminal might scroll at.
+func styled(st lipgloss.Style, s string) string {
+	if noColor {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = st.Render(l)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// clean makes text from a model or a tool safe to show: control characters
+// other than newlines, escape sequences among them, are dropped, so nothing
+// but ikigai moves the cursor or changes the terminal; a tab becomes spaces.
+func clean(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\t':
+			b.WriteString("    ")
+		case r == '\n' || !isControl(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool {
+	return r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0
+}
+
+// echo is how a line the user sent stands in the scrollback.
+func echo(line string) string {
+	return styled(promptStyle, "> "+strings.ReplaceAll(clean(line), "\n", "\n  "))
+}
+
+// approvalText renders a question about a call, its diff coloured.
+func approvalText(tool string, args json.RawMessage) string {
+	lines := strings.Split(clean(display.Approval(tool, args)), "\n")
+	for i, l := range lines {
+		switch {
+		case i == 0:
+			lines[i] = styled(promptStyle, l)
+		case strings.HasPrefix(l, "+ "):
+			lines[i] = styled(addStyle, l)
+		case strings.HasPrefix(l, "- "):
+			lines[i] = styled(removeStyle, l)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// replay renders a saved conversation for the scrollback, as it looked
+// when it happened, each user message cut to a few lines.
+func replay(msgs []provider.Message) []string {
+	var out []string
+	names := map[string]string{} // tool names by call id
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			switch p := p.(type) {
+			case provider.Text:
+				text := strings.TrimSpace(string(p))
+				switch {
+				case text == "":
+				case m.Role == provider.User:
+					out = append(out, "", echo(display.Lines(text, display.MaxResultLines, display.MaxLineWidth)))
+				default:
+					out = append(out, clean(text))
+				}
+			case provider.ToolCall:
+				names[p.ID] = p.Name
+				out = append(out, styled(toolStyle, clean(display.Call(p.Name, p.Arguments))))
+			case provider.ToolResult:
+				var env execute.Envelope
+				if json.Unmarshal([]byte(p.Content), &env) != nil {
+					env = execute.Succeeded(json.RawMessage(p.Content))
+				}
+				out = append(out, styled(toolStyle, clean(display.Result(names[p.CallID], env))))
+			}
+		}
+	}
+	return out
+}
