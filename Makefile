@@ -14,9 +14,6 @@ DATADIR    ?= $(PREFIX)/share
 VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
 GO         ?= go
-# Static binaries: nothing to resolve at start-up (the dynamic loader costs a
-# tool call about half a millisecond), and nothing to depend on once installed.
-export CGO_ENABLED := 0
 PKG        := github.com/ikigai-tools/ikigai
 LDFLAGS    := -s -w \
 	-X $(PKG)/internal/buildinfo.Version=$(VERSION) \
@@ -26,6 +23,10 @@ LDFLAGS    := -s -w \
 	-X $(PKG)/internal/buildinfo.DataDir=$(DATADIR)
 # urfave_cli_no_docs drops the CLI library's man-page generator, and with it
 # a Markdown parser whose start-up every ikigai command would pay.
+# Static binaries: nothing to resolve at start-up (the dynamic loader costs a
+# tool call about half a millisecond), and nothing to depend on once
+# installed. (Tests keep cgo: the race detector needs it.)
+BUILD      := CGO_ENABLED=0 $(GO) build
 BUILDFLAGS := -trimpath -tags urfave_cli_no_docs -ldflags '$(LDFLAGS)'
 
 TOOLS      := $(notdir $(wildcard cmd/*-tool))
@@ -39,8 +40,8 @@ all: build
 # go build decides what is stale, so these always run; a no-op build is quick.
 build:
 	@mkdir -p bin libexec/ikigai
-	$(GO) build $(BUILDFLAGS) -o bin/ ./cmd/ikigai
-	$(GO) build $(BUILDFLAGS) -o libexec/ikigai/ $(addprefix ./cmd/,$(TOOLS))
+	$(BUILD) $(BUILDFLAGS) -o bin/ ./cmd/ikigai
+	$(BUILD) $(BUILDFLAGS) -o libexec/ikigai/ $(addprefix ./cmd/,$(TOOLS))
 
 check: vet test
 
