@@ -31,9 +31,12 @@ func New() *cli.App {
 			// Its variable is read with the configuration, which reports a
 			// bad value the way it reports any other.
 			&cli.Float64Flag{Name: "tool-timeout", Usage: "stop a tool call after `SECONDS`; also IKIGAI_TOOL_TIMEOUT_SECONDS", DefaultText: "configured, else 30"},
+			&cli.BoolFlag{Name: "debug", Usage: "add discovery and provider events to the log"},
 		},
 		Commands: []*cli.Command{
 			toolsCommand(),
+			mcpCommand(),
+			statsCommand(),
 			trustCommand(),
 			completionCommand(),
 			versionCommand(),
