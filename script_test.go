@@ -10,10 +10,12 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/ikigai-tools/ikigai/internal/provider/providertest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -123,10 +125,12 @@ func TestScripts(t *testing.T) {
 		},
 		Condition: condition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"noproc":   noproc,
-			"tree":     tree,
-			"jsonline": jsonline,
-			"waitfile": waitfile,
+			"noproc":       noproc,
+			"tree":         tree,
+			"jsonline":     jsonline,
+			"waitfile":     waitfile,
+			"fakeprovider": fakeProvider,
+			"jsonget":      jsonget,
 		},
 		RequireExplicitExec: true,
 	})
@@ -236,4 +240,87 @@ func tree(ts *testscript.TestScript, neg bool, args []string) {
 	for _, l := range lines {
 		fmt.Fprintln(ts.Stdout(), l)
 	}
+}
+
+// fakeServers holds each script's fake model API.
+var fakeServers sync.Map // *testscript.TestScript -> *providertest.Server
+
+// fakeprovider start anthropic|openai TRANSCRIPT starts a fake model API
+// answering from the transcript file and points ikigai at it through the
+// environment; it stops when the script ends.
+// fakeprovider requests FILE writes the requests it got, as JSON.
+// fakeprovider done fails unless every reply of the transcript was used.
+func fakeProvider(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: fakeprovider start anthropic|openai TRANSCRIPT | requests FILE | done")
+	}
+	server := func() *providertest.Server {
+		srv, ok := fakeServers.Load(ts)
+		if !ok {
+			ts.Fatalf("fakeprovider: no server started")
+		}
+		return srv.(*providertest.Server)
+	}
+	switch {
+	case args[0] == "start" && len(args) == 3:
+		tr, err := providertest.ReadTranscript(ts.MkAbs(args[2]))
+		ts.Check(err)
+		srv := providertest.NewServer(tr)
+		fakeServers.Store(ts, srv)
+		ts.Defer(func() { srv.Close(); fakeServers.Delete(ts) })
+		switch args[1] {
+		case "anthropic":
+			ts.Setenv("IKIGAI_BASE_URL", srv.AnthropicURL())
+			ts.Setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+		case "openai":
+			ts.Setenv("IKIGAI_BASE_URL", srv.OpenAIURL())
+			ts.Setenv("OPENAI_API_KEY", "sk-test")
+		default:
+			ts.Fatalf("fakeprovider: unknown provider %q", args[1])
+		}
+		ts.Setenv("IKIGAI_PROVIDER", args[1])
+	case args[0] == "requests" && len(args) == 2:
+		ts.Check(server().WriteRequests(ts.MkAbs(args[1])))
+	case args[0] == "done" && len(args) == 1:
+		if n := server().Pending(); n > 0 {
+			ts.Fatalf("fakeprovider: %d replies of the transcript were not used", n)
+		}
+	default:
+		ts.Fatalf("usage: fakeprovider start anthropic|openai TRANSCRIPT | requests FILE | done")
+	}
+}
+
+// jsonget FILE PATH prints the value at PATH in the JSON document in FILE:
+// PATH is dot-separated object keys and array indexes (0.body.messages.1),
+// a string prints as its text and anything else as compact JSON.
+func jsonget(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: jsonget FILE PATH")
+	}
+	var v any
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &v))
+	for _, key := range strings.Split(args[1], ".") {
+		switch node := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = node[key]; !ok {
+				ts.Fatalf("jsonget: no key %q in %s", key, args[1])
+			}
+		case []any:
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i >= len(node) {
+				ts.Fatalf("jsonget: no index %q (of %d) in %s", key, len(node), args[1])
+			}
+			v = node[i]
+		default:
+			ts.Fatalf("jsonget: %q is not inside an object or array in %s", key, args[1])
+		}
+	}
+	if str, ok := v.(string); ok {
+		fmt.Fprintln(ts.Stdout(), str)
+		return
+	}
+	b, err := json.Marshal(v)
+	ts.Check(err)
+	fmt.Fprintln(ts.Stdout(), string(b))
 }

@@ -98,10 +98,11 @@ type bench struct {
 	doc   bytes.Buffer
 }
 
+// Libexec returns the build tree's system tool directory.
+func (b *bench) Libexec() string { return filepath.Join(b.root, "libexec", "ikigai") }
+
 // Tool returns the path of a built core tool, e.g. Tool("bash").
-func (b *bench) Tool(name string) string {
-	return filepath.Join(b.root, "libexec", "ikigai", name+"-tool")
-}
+func (b *bench) Tool(name string) string { return filepath.Join(b.Libexec(), name+"-tool") }
 
 // Ikigai returns the path of the built agent binary.
 func (b *bench) Ikigai() string { return filepath.Join(b.root, "bin", "ikigai") }

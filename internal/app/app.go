@@ -33,6 +33,8 @@ func New() *cli.App {
 			&cli.Float64Flag{Name: "tool-timeout", Usage: "stop a tool call after `SECONDS`; also IKIGAI_TOOL_TIMEOUT_SECONDS", DefaultText: "configured, else 30"},
 			&cli.BoolFlag{Name: "debug", Usage: "add discovery and provider events to the log"},
 		},
+		ArgsUsage: "[PROMPT]",
+		Action:    runAgent,
 		Commands: []*cli.Command{
 			toolsCommand(),
 			mcpCommand(),
@@ -44,6 +46,7 @@ func New() *cli.App {
 		ExitErrHandler: exitError,
 		OnUsageError:   usageError,
 	}
+	app.Flags = append(app.Flags, agentFlags()...)
 	setUsageError(app.Commands)
 	return app
 }

@@ -1,0 +1,238 @@
+package provider
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// An API describes one model API for the implementations in the
+// subpackages, so that their failures read alike: which API it is, where,
+// and how a user gets a key for it.
+type API struct {
+	Name    string // "anthropic", "openai", "openai-compatible"
+	BaseURL string
+	KeyEnv  string // the environment variable that holds the key
+	KeyURL  string // where keys are made; empty for a self-hosted server
+}
+
+// MissingKey is the error for a request that cannot be sent without a key.
+func (a API) MissingKey() *Error {
+	return &Error{
+		Provider: a.Name,
+		Kind:     Auth,
+		Message:  "no API key: " + a.KeyEnv + " is not set",
+		URL:      a.BaseURL,
+		Steps:    a.keySteps(false),
+	}
+}
+
+func (a API) keySteps(refused bool) []string {
+	var steps []string
+	if refused {
+		steps = append(steps, "Check "+a.KeyEnv+": the key it holds was refused (mistyped, revoked, or without access to this model)")
+	}
+	if a.KeyURL != "" {
+		steps = append(steps, "Create a key at "+a.KeyURL)
+	} else {
+		steps = append(steps, "Get a key for the server at "+a.BaseURL)
+	}
+	return append(steps,
+		"export "+a.KeyEnv+"=<your key> (in your shell profile, to keep it)",
+		"Or use another provider: --provider anthropic, openai or openai-compatible (see docs/providers.md)")
+}
+
+// Middleware turns every HTTP error status into an *Error and every
+// transport failure into a Network *Error. Its type is the one both SDKs'
+// option.WithMiddleware take.
+func (a API) Middleware(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	res, err := next(req)
+	if err != nil {
+		if req.Context().Err() != nil {
+			return nil, err
+		}
+		return nil, a.unreachable(req.URL, err)
+	}
+	if res.StatusCode < 300 {
+		return res, nil
+	}
+	body, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+	res.Body.Close()
+	return nil, a.statusError(req.URL, res, body)
+}
+
+func (a API) unreachable(u *url.URL, err error) *Error {
+	msg := fmt.Sprintf("cannot reach %s (%s): %v", u.Host, u, cause(err))
+	if isLoopback(u.Hostname()) {
+		msg += "; is the server running?"
+	}
+	return &Error{Provider: a.Name, Kind: Network, Message: msg, URL: u.String(), Err: err}
+}
+
+// cause strips the *url.Error wrapper, which would repeat the URL.
+func cause(err error) error {
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		return uerr.Err
+	}
+	return err
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (a API) statusError(u *url.URL, res *http.Response, body []byte) *Error {
+	typ, msg := apiMessage(body)
+	if msg == "" {
+		msg = http.StatusText(res.StatusCode)
+	}
+	e := &Error{
+		Provider:   a.Name,
+		Status:     res.StatusCode,
+		Type:       typ,
+		URL:        u.String(),
+		RetryAfter: retryAfter(res.Header),
+	}
+	var what string
+	switch s := res.StatusCode; {
+	case s == 401 || s == 403:
+		e.Kind, what, e.Steps = Auth, "authentication failed", a.keySteps(true)
+	case s == 429:
+		e.Kind, what = RateLimit, "rate limited"
+	case s == 503 || s == 529 || typ == "overloaded_error":
+		e.Kind, what = Overloaded, "overloaded"
+	case s == 408 || s >= 500:
+		e.Kind, what = Server, "server error"
+	case s >= 400:
+		e.Kind, what = BadRequest, "request rejected"
+	default:
+		e.Kind, what = BadResponse, "unexpected response"
+	}
+	e.Message = fmt.Sprintf("%s (HTTP %d): %s", what, res.StatusCode, msg)
+	return e
+}
+
+// StreamError is the error for an error event in the middle of a response
+// stream: body is the event's data, {"error": {"type", "message"}}. It has
+// no HTTP status, so the error type decides its kind.
+func (a API) StreamError(body []byte) *Error {
+	typ, msg := apiMessage(body)
+	e := &Error{Provider: a.Name, Type: typ, URL: a.BaseURL}
+	switch typ {
+	case "authentication_error", "permission_error":
+		e.Kind, e.Steps = Auth, a.keySteps(true)
+	case "rate_limit_error", "rate_limit_exceeded":
+		e.Kind = RateLimit
+	case "overloaded_error":
+		e.Kind = Overloaded
+	case "invalid_request_error":
+		e.Kind = BadRequest
+	default:
+		e.Kind = Server
+	}
+	e.Message = "the response stream failed: " + cmp.Or(typ, "error") + ": " + cmp.Or(msg, "no message")
+	return e
+}
+
+// Failure returns what a failed stream should report: the context's error
+// when ctx has ended, an *Error as it is, a broken connection as a Network
+// error, and anything else (a malformed event, a line too long) as a
+// BadResponse.
+func (a API) Failure(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var nerr net.Error
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &nerr) {
+		return &Error{Provider: a.Name, Kind: Network, URL: a.BaseURL, Err: err,
+			Message: fmt.Sprintf("connection to %s broke mid-answer: %v", a.BaseURL, err)}
+	}
+	return a.Malformed(err.Error())
+}
+
+// Malformed is the error for an answer that breaks the API's wire format.
+func (a API) Malformed(what string) *Error {
+	return &Error{Provider: a.Name, Kind: BadResponse, URL: a.BaseURL,
+		Message: "malformed response: " + what}
+}
+
+// apiMessage digs the error type and message out of an error body in any
+// of the shapes APIs use: {"error": {"type", "code", "message"}},
+// {"error": "..."}, {"message": "..."}, or plain text.
+func apiMessage(body []byte) (typ, msg string) {
+	var doc struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	if json.Unmarshal(body, &doc) != nil {
+		return "", oneLine(string(body))
+	}
+	var detail struct {
+		Type    string `json:"type"`
+		Code    any    `json:"code"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(doc.Error, &detail) == nil {
+		typ = detail.Type
+		if code, ok := detail.Code.(string); ok && code != "" {
+			typ = code
+		}
+		return typ, oneLine(detail.Message)
+	}
+	var s string
+	if json.Unmarshal(doc.Error, &s) == nil {
+		return "", oneLine(s)
+	}
+	return "", oneLine(doc.Message)
+}
+
+// oneLine makes s fit in a one-line message: valid UTF-8, spaces for
+// line breaks, at most 500 bytes.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "\uFFFD")), " ")
+	if len(s) > 500 {
+		cut := 500
+		for !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+// retryAfter reads how long the API asks to wait: retry-after-ms (OpenAI),
+// then retry-after in seconds or as an HTTP date.
+func retryAfter(h http.Header) time.Duration {
+	// A day stands for any longer wait, and keeps the product in range.
+	const day = 24 * 60 * 60
+	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
+		return time.Duration(min(ms, day*1000) * float64(time.Millisecond))
+	}
+	v := h.Get("Retry-After")
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
+		return time.Duration(min(s, day) * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(time.Until(t), 0)
+	}
+	return 0
+}

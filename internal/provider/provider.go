@@ -1,0 +1,161 @@
+// Package provider is what the agent knows about model APIs: one small
+// interface, Provider, and the provider-neutral types it speaks. A request
+// carries the conversation and the tools on offer; the answer streams back
+// as events (text as it arrives, each tool call once its arguments are
+// complete) and ends in the assistant's message, why the model stopped,
+// and the tokens it used. Failures are *Error values whose Kind tells an
+// authentication problem from a rate limit, an overloaded or failing
+// server, an unreachable host, a rejected request or a garbled answer.
+//
+// The implementations live in the subpackages anthropic and openai;
+// package pick chooses one from the user's settings and environment.
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// A Provider sends a conversation to a model and streams its answer.
+type Provider interface {
+	// Stream sends req and calls on (which may be nil) for each event as it
+	// arrives, in order, from the calling goroutine. It returns once the
+	// model has finished its message. Retryable failures (rate limits,
+	// overloaded or failing servers, network errors) are retried with
+	// backoff, and reported to on as Retrying events, as long as nothing of
+	// the answer has been reported yet. A failure is an *Error, or the
+	// context's error when ctx ends first.
+	Stream(ctx context.Context, req Request, on func(Event)) (*Response, error)
+}
+
+// A Request is one turn of a conversation: everything the model sees.
+type Request struct {
+	Model     string
+	System    string // the system prompt; empty for none
+	Messages  []Message
+	Tools     []Tool
+	MaxTokens int // the most the model may write; 0 for the provider's default
+}
+
+// A Tool is a function the model may call.
+type Tool struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage // a JSON Schema of type object; nil for none
+}
+
+// Role says who wrote a message.
+type Role string
+
+const (
+	User      Role = "user"
+	Assistant Role = "assistant"
+)
+
+// A Message is one turn of the conversation, made of parts: the user's
+// text and tool results, or the assistant's text and tool calls.
+type Message struct {
+	Role  Role
+	Parts []Part
+}
+
+// A Part is a Text, a ToolCall or a ToolResult.
+type Part interface{ isPart() }
+
+// Text is text written by the user or the model.
+type Text string
+
+// A ToolCall is the model asking for a tool to be run.
+type ToolCall struct {
+	ID   string // chosen by the API; the result must carry it back
+	Name string
+	// Arguments are the model's arguments as it sent them: a JSON object,
+	// "{}" when it sent none. A model can send malformed JSON; it is kept
+	// as sent so that the executor can reject it and the model can learn.
+	Arguments json.RawMessage
+}
+
+// A ToolResult answers the ToolCall with the same ID.
+type ToolResult struct {
+	CallID  string
+	Content string // the envelope, a JSON document
+	IsError bool   // the tool failed (the envelope's tool_success is false)
+}
+
+func (Text) isPart()       {}
+func (ToolCall) isPart()   {}
+func (ToolResult) isPart() {}
+
+// UserText returns a user message holding text.
+func UserText(text string) Message {
+	return Message{Role: User, Parts: []Part{Text(text)}}
+}
+
+// Text returns the message's text parts joined together.
+func (m Message) Text() string {
+	var b strings.Builder
+	for _, p := range m.Parts {
+		if t, ok := p.(Text); ok {
+			b.WriteString(string(t))
+		}
+	}
+	return b.String()
+}
+
+// ToolCalls returns the message's tool calls in the order the model made them.
+func (m Message) ToolCalls() []ToolCall {
+	var calls []ToolCall
+	for _, p := range m.Parts {
+		if c, ok := p.(ToolCall); ok {
+			calls = append(calls, c)
+		}
+	}
+	return calls
+}
+
+// EventKind says what an Event reports.
+type EventKind int
+
+const (
+	// TextDelta: Event.Text is the next piece of the model's text.
+	TextDelta EventKind = iota + 1
+	// ToolCallReady: Event.ToolCall is complete, arguments and all.
+	ToolCallReady
+	// Retrying: the request failed with Event.Err and is sent again after
+	// Event.Wait.
+	Retrying
+)
+
+// An Event is something the model's answer brought, as it arrived.
+type Event struct {
+	Kind     EventKind
+	Text     string
+	ToolCall ToolCall
+	Err      *Error
+	Wait     time.Duration
+}
+
+// StopReason says why the model stopped writing.
+type StopReason string
+
+const (
+	EndTurn   StopReason = "end_turn"   // it finished its answer
+	ToolUse   StopReason = "tool_use"   // it waits for the results of its tool calls
+	MaxTokens StopReason = "max_tokens" // it reached Request.MaxTokens
+	Other     StopReason = "other"      // anything else: a refusal, a content filter
+)
+
+// Usage counts the tokens a request used.
+type Usage struct {
+	InputTokens  int // everything the model read, cached or not
+	OutputTokens int
+}
+
+// A Response is the model's complete answer to a Request.
+type Response struct {
+	Message    Message // Role is Assistant
+	StopReason StopReason
+	Usage      Usage
+}

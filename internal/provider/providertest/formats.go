@@ -1,0 +1,257 @@
+package providertest
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+type obj = map[string]any
+
+// anthropic is the Messages API's format.
+type anthropic struct{}
+
+func (anthropic) check(body []byte) string {
+	var req struct {
+		Model     string `json:"model"`
+		MaxTokens int    `json:"max_tokens"`
+		Messages  []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return err.Error()
+	}
+	switch {
+	case req.Model == "":
+		return "model: Field required"
+	case req.MaxTokens <= 0:
+		return "max_tokens: Field required"
+	case len(req.Messages) == 0:
+		return "messages: at least one message is required"
+	}
+	var pending []string // the tool_use ids of the previous assistant message
+	for i, m := range req.Messages {
+		var blocks []struct {
+			Type      string `json:"type"`
+			ID        string `json:"id"`
+			ToolUseID string `json:"tool_use_id"`
+		}
+		json.Unmarshal(m.Content, &blocks) // a string content has no blocks
+		var uses, results []string
+		for j, b := range blocks {
+			switch b.Type {
+			case "tool_use":
+				uses = append(uses, b.ID)
+			case "tool_result":
+				if !slices.Contains(pending, b.ToolUseID) {
+					return fmt.Sprintf("messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. "+
+						"Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", i, j, b.ToolUseID)
+				}
+				results = append(results, b.ToolUseID)
+			}
+		}
+		if missing := without(pending, results); len(missing) > 0 {
+			return fmt.Sprintf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. "+
+				"Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i-1, strings.Join(missing, ", "))
+		}
+		pending = nil
+		if m.Role == "assistant" {
+			pending = uses
+		}
+	}
+	return ""
+}
+
+func (anthropic) fail(w http.ResponseWriter, status int, typ, msg string) {
+	if typ == "" {
+		switch status {
+		case 400:
+			typ = "invalid_request_error"
+		case 401:
+			typ = "authentication_error"
+		case 403:
+			typ = "permission_error"
+		case 404:
+			typ = "not_found_error"
+		case 413:
+			typ = "request_too_large"
+		case 429:
+			typ = "rate_limit_error"
+		case 529:
+			typ = "overloaded_error"
+		default:
+			typ = "api_error"
+		}
+	}
+	w.Header().Set("Request-Id", "req_fake")
+	writeJSON(w, status, obj{"type": "error", "error": obj{"type": typ, "message": cmp.Or(msg, http.StatusText(status))}})
+}
+
+func (anthropic) stream(w *sse, r Reply, calls []Call, model string, _ bool) {
+	u := r.usage()
+	w.event("message_start", obj{"type": "message_start", "message": obj{
+		"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
+		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
+		"usage": obj{"input_tokens": u.InputTokens, "output_tokens": 1},
+	}})
+	w.event("ping", obj{"type": "ping"})
+	index := 0
+	block := func(start obj, deltas []obj) {
+		w.event("content_block_start", obj{"type": "content_block_start", "index": index, "content_block": start})
+		for _, d := range deltas {
+			w.event("content_block_delta", obj{"type": "content_block_delta", "index": index, "delta": d})
+		}
+		w.event("content_block_stop", obj{"type": "content_block_stop", "index": index})
+		index++
+	}
+	if r.Text != "" {
+		var deltas []obj
+		for _, word := range words(r.Text) {
+			deltas = append(deltas, obj{"type": "text_delta", "text": word})
+		}
+		block(obj{"type": "text", "text": ""}, deltas)
+	}
+	for _, c := range calls {
+		deltas := []obj{{"type": "input_json_delta", "partial_json": ""}}
+		for _, p := range pieces(string(c.Arguments), 12) {
+			deltas = append(deltas, obj{"type": "input_json_delta", "partial_json": p})
+		}
+		block(obj{"type": "tool_use", "id": c.ID, "name": c.Name, "input": obj{}}, deltas)
+	}
+	switch {
+	case r.StreamError != "":
+		w.event("error", obj{"type": "error", "error": obj{"type": r.StreamError, "message": cmp.Or(r.Error, r.StreamError)}})
+	case !r.Hang:
+		w.event("message_delta", obj{"type": "message_delta",
+			"delta": obj{"stop_reason": r.stop(calls), "stop_sequence": nil},
+			"usage": obj{"output_tokens": u.OutputTokens}})
+		w.event("message_stop", obj{"type": "message_stop"})
+	}
+}
+
+// openai is the Chat Completions API's format.
+type openai struct{}
+
+func (openai) check(body []byte) string {
+	var req struct {
+		Model    string `json:"model"`
+		Messages []struct {
+			Role       string `json:"role"`
+			ToolCallID string `json:"tool_call_id"`
+			ToolCalls  []struct {
+				ID string `json:"id"`
+			} `json:"tool_calls"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return err.Error()
+	}
+	switch {
+	case req.Model == "":
+		return "you must provide a model parameter"
+	case len(req.Messages) == 0:
+		return "[] is too short - 'messages'"
+	}
+	var pending []string // tool_call ids not yet answered
+	unanswered := func() string {
+		return "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. " +
+			"The following tool_call_ids did not have response messages: " + strings.Join(pending, ", ")
+	}
+	for _, m := range req.Messages {
+		if m.Role == "tool" {
+			if !slices.Contains(pending, m.ToolCallID) {
+				return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls' (tool_call_id " + m.ToolCallID + ")."
+			}
+			pending = without(pending, []string{m.ToolCallID})
+			continue
+		}
+		if len(pending) > 0 {
+			return unanswered()
+		}
+		for _, c := range m.ToolCalls {
+			pending = append(pending, c.ID)
+		}
+	}
+	if len(pending) > 0 {
+		return unanswered()
+	}
+	return ""
+}
+
+func (openai) fail(w http.ResponseWriter, status int, typ, msg string) {
+	code := typ
+	if typ == "" {
+		switch status {
+		case 401:
+			typ, code = "invalid_request_error", "invalid_api_key"
+		case 404:
+			typ, code = "invalid_request_error", "model_not_found"
+		case 429:
+			typ, code = "requests", "rate_limit_exceeded"
+		default:
+			typ = "invalid_request_error"
+			if status >= 500 {
+				typ = "server_error"
+			}
+		}
+	}
+	writeJSON(w, status, obj{"error": obj{"message": cmp.Or(msg, http.StatusText(status)), "type": typ, "param": nil, "code": nilIfEmpty(code)}})
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func (openai) stream(w *sse, r Reply, calls []Call, model string, withUsage bool) {
+	chunk := func(delta obj, finish any) obj {
+		return obj{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": model,
+			"choices": []obj{{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}}}
+	}
+	w.event("", chunk(obj{"role": "assistant", "content": ""}, nil))
+	for _, word := range words(r.Text) {
+		w.event("", chunk(obj{"content": word}, nil))
+	}
+	for i, c := range calls {
+		w.event("", chunk(obj{"tool_calls": []obj{{"index": i, "id": c.ID, "type": "function",
+			"function": obj{"name": c.Name, "arguments": ""}}}}, nil))
+		for _, p := range pieces(string(c.Arguments), 12) {
+			w.event("", chunk(obj{"tool_calls": []obj{{"index": i, "function": obj{"arguments": p}}}}, nil))
+		}
+	}
+	switch {
+	case r.StreamError != "":
+		w.event("", obj{"error": obj{"message": cmp.Or(r.Error, r.StreamError), "type": r.StreamError}})
+		return
+	case r.Hang:
+		return
+	}
+	finish := map[string]string{"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "length"}
+	stop := r.stop(calls)
+	w.event("", chunk(obj{}, cmp.Or(finish[stop], stop)))
+	if withUsage {
+		u := r.usage()
+		w.event("", obj{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": model,
+			"choices": []obj{}, "usage": obj{"prompt_tokens": u.InputTokens, "completion_tokens": u.OutputTokens,
+				"total_tokens": u.InputTokens + u.OutputTokens}})
+	}
+	w.event("", "[DONE]")
+}
+
+// without returns the elements of list that are not in drop, in order.
+func without(list, drop []string) []string {
+	var out []string
+	for _, s := range list {
+		if !slices.Contains(drop, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,314 @@
+package providertest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// A Server is a fake model API on loopback, answering from a transcript.
+type Server struct {
+	// URL is the server's root, http://127.0.0.1:PORT.
+	URL string
+
+	srv  *httptest.Server
+	done chan struct{} // closed by Close, to end hanging streams
+
+	mu       sync.Mutex
+	models   []string
+	replies  []Reply
+	used     int
+	calls    int // tool call ids handed out
+	requests []Request
+}
+
+// A Request is a request the server got.
+type Request struct {
+	Method string          `json:"method"`
+	Path   string          `json:"path"`
+	Header http.Header     `json:"header"`
+	Body   json.RawMessage `json:"body,omitempty"`
+}
+
+// NewServer starts a server that answers from t. Close it when done.
+func NewServer(t Transcript) *Server {
+	s := &Server{done: make(chan struct{}), models: t.Models, replies: t.Replies}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.srv.URL
+	return s
+}
+
+// AnthropicURL is the base URL for an Anthropic client.
+func (s *Server) AnthropicURL() string { return s.URL }
+
+// OpenAIURL is the base URL for an OpenAI client.
+func (s *Server) OpenAIURL() string { return s.URL + "/v1" }
+
+// Close ends any hanging stream and shuts the server down.
+func (s *Server) Close() {
+	select {
+	case <-s.done:
+	default:
+		close(s.done)
+	}
+	s.srv.Close()
+}
+
+// Requests returns the requests received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Pending returns how many replies of the transcript are still unused.
+func (s *Server) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.replies) - s.used
+}
+
+// WriteRequests writes the requests received so far to path, as an
+// indented JSON array.
+func (s *Server) WriteRequests(path string) error {
+	data, err := json.MarshalIndent(s.Requests(), "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// A format writes replies in one API's wire format.
+type format interface {
+	// check returns what the real API would say about a request body it
+	// rejects, or "".
+	check(body []byte) string
+	// fail writes an HTTP error.
+	fail(w http.ResponseWriter, status int, typ, msg string)
+	// stream writes a reply as an event stream: its text and tool calls,
+	// then its end, or an error event (StreamError), or nothing (Hang).
+	stream(w *sse, r Reply, calls []Call, model string, withUsage bool)
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	s.record(r, body)
+	var f format
+	switch {
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
+		f = anthropic{}
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
+		f = openai{}
+	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
+		s.listModels(w)
+		return
+	default:
+		openai{}.fail(w, http.StatusNotFound, "", fmt.Sprintf("the fake provider has no route %s %s", r.Method, r.URL.Path))
+		return
+	}
+	var req struct {
+		Model         string `json:"model"`
+		Stream        bool   `json:"stream"`
+		StreamOptions struct {
+			IncludeUsage bool `json:"include_usage"`
+		} `json:"stream_options"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		f.fail(w, http.StatusBadRequest, "", "the body is not JSON: "+err.Error())
+		return
+	}
+	if msg := f.check(body); msg != "" {
+		f.fail(w, http.StatusBadRequest, "", msg)
+		return
+	}
+	if !req.Stream {
+		f.fail(w, http.StatusBadRequest, "", "the fake provider only streams: set stream to true")
+		return
+	}
+	reply, calls, ok := s.next()
+	if !ok {
+		f.fail(w, http.StatusBadRequest, "", "the fake provider's transcript is exhausted: no reply left for this request")
+		return
+	}
+	if !s.wait(r, time.Duration(reply.DelayMS)*time.Millisecond) {
+		return
+	}
+	for k, v := range reply.Headers {
+		w.Header().Set(k, v)
+	}
+	switch {
+	case reply.Status != 0:
+		f.fail(w, reply.Status, reply.ErrorType, reply.Error)
+	case reply.Raw != "":
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, reply.Raw)
+	default:
+		stream := newSSE(w)
+		f.stream(stream, reply, calls, req.Model, req.StreamOptions.IncludeUsage)
+		if reply.Hang {
+			s.wait(r, -1)
+		}
+	}
+}
+
+func (s *Server) record(r *http.Request, body []byte) {
+	if len(body) > 0 && !json.Valid(body) {
+		body, _ = json.Marshal(string(body))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
+}
+
+// next takes the next reply, with every tool call given an id.
+func (s *Server) next() (Reply, []Call, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.used == len(s.replies) {
+		return Reply{}, nil, false
+	}
+	r := s.replies[s.used]
+	s.used++
+	calls := make([]Call, len(r.ToolCalls))
+	for i, c := range r.ToolCalls {
+		s.calls++
+		if c.ID == "" {
+			c.ID = fmt.Sprintf("call_%02d", s.calls)
+		}
+		if len(c.Arguments) == 0 {
+			c.Arguments = json.RawMessage("{}")
+		}
+		calls[i] = c
+	}
+	return r, calls, true
+}
+
+// wait waits d, or until the client leaves or the server closes, and
+// reports whether the whole wait passed. A negative d waits for the end.
+func (s *Server) wait(r *http.Request, d time.Duration) bool {
+	if d == 0 {
+		return true
+	}
+	var timeout <-chan time.Time
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-timeout:
+		return true
+	case <-r.Context().Done():
+	case <-s.done:
+	}
+	return false
+}
+
+func (s *Server) listModels(w http.ResponseWriter) {
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	list := struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{Object: "list", Data: []model{}}
+	s.mu.Lock()
+	for _, m := range s.models {
+		list.Data = append(list.Data, model{ID: m, Object: "model", Created: created, OwnedBy: "library"})
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, list)
+}
+
+// created is the fixed timestamp of every answer, for stable output.
+const created = 1700000000
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// sse writes server-sent events, flushing each as it goes.
+type sse struct {
+	w http.ResponseWriter
+}
+
+func newSSE(w http.ResponseWriter) *sse {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	return &sse{w}
+}
+
+// event writes one event; an empty name writes a data-only event.
+func (e *sse) event(name string, data any) {
+	var b bytes.Buffer
+	if name != "" {
+		fmt.Fprintf(&b, "event: %s\n", name)
+	}
+	b.WriteString("data: ")
+	if s, ok := data.(string); ok {
+		b.WriteString(s)
+	} else {
+		json.NewEncoder(&b).Encode(data) // ends in the newline that ends the line
+		b.Truncate(b.Len() - 1)
+	}
+	b.WriteString("\n\n")
+	e.w.Write(b.Bytes())
+	http.NewResponseController(e.w).Flush()
+}
+
+// words splits text after each space, the way a model streams it.
+func words(text string) []string {
+	var out []string
+	for _, w := range strings.SplitAfter(text, " ") {
+		if w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// pieces splits s into pieces of about n bytes, never inside a character,
+// the way an API streams a tool call's arguments.
+func pieces(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		cut := n
+		for cut < len(s) && !utf8.RuneStart(s[cut]) {
+			cut++
+		}
+		out = append(out, s[:cut])
+		s = s[cut:]
+	}
+	return append(out, s)
+}
+
+func (r Reply) stop(calls []Call) string {
+	switch {
+	case r.Stop != "":
+		return r.Stop
+	case len(calls) > 0:
+		return "tool_use"
+	}
+	return "end_turn"
+}
+
+func (r Reply) usage() Usage {
+	if r.Usage != nil {
+		return *r.Usage
+	}
+	return Usage{InputTokens: 10, OutputTokens: 10}
+}
