@@ -50,6 +50,7 @@ func oneShot(c *cli.Context) error {
 	if err != nil {
 		return out.fail(err)
 	}
+	defer s.close()
 	out.start(s)
 	a := s.agent(nil, out.event)
 	if a.System, err = s.systemPrompt(ctx); err != nil {

@@ -9,7 +9,9 @@ import (
 
 	"github.com/ikigai-tools/ikigai/internal/agent"
 	"github.com/ikigai-tools/ikigai/internal/approval"
+	"github.com/ikigai-tools/ikigai/internal/calllog"
 	"github.com/ikigai-tools/ikigai/internal/discovery"
+	"github.com/ikigai-tools/ikigai/internal/mcp"
 	"github.com/ikigai-tools/ikigai/internal/provider/pick"
 	"github.com/ikigai-tools/ikigai/internal/registry"
 	"github.com/urfave/cli/v2"
@@ -59,6 +61,8 @@ type session struct {
 	dir    string // the working directory
 	choice *pick.Choice
 	tools  *toolSet
+	log    *calllog.Log
+	mcp    *mcp.Servers
 }
 
 // startSession reads the settings, starts discovery in the background and
@@ -76,12 +80,21 @@ func startSession(ctx context.Context, c *cli.Context) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &session{env: e, dir: dir, tools: scanTools(ctx, e.dirs)}
+	s := &session{env: e, dir: dir, log: e.openLog(c)}
+	s.mcp = e.startMCP(s.log)
+	s.tools = scanTools(ctx, e, s.log, s.mcp)
 	s.choice, err = pick.Provider(ctx, pick.Settings{Provider: e.cfg.Provider, Model: e.cfg.Model, BaseURL: e.cfg.BaseURL})
 	if err != nil {
+		s.close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// close stops the MCP servers and closes the log.
+func (s *session) close() {
+	s.mcp.Close()
+	s.log.Close()
 }
 
 // agent returns an agent for the session, asking the user through asker
@@ -97,9 +110,30 @@ func (s *session) agent(asker approval.Asker, observe func(agent.Event)) *agent.
 		Tools:        s.tools.Wait,
 		Policy:       &approval.Policy{Mode: mode, Allow: cfg.Allow, Deny: cfg.Deny, Asker: asker},
 		Timeout:      cfg.TimeoutFor,
-		Observe:      observe,
+		Observe: func(ev agent.Event) {
+			if ev.Kind == agent.ToolResult {
+				s.logCall(ev)
+			}
+			if observe != nil {
+				observe(ev)
+			}
+		},
 	}
 	return a
+}
+
+// logCall records a call in the log.
+func (s *session) logCall(ev agent.Event) {
+	var source registry.Source
+	s.tools.mu.Lock()
+	reg := s.tools.reg // the registry the call ran from, or a newer one
+	s.tools.mu.Unlock()
+	if reg != nil {
+		if t, ok := reg.Lookup(ev.Call.Name); ok {
+			source = t.Source
+		}
+	}
+	s.log.Record(calllog.Call{Tool: ev.Call.Name, Source: source, Args: ev.Call.Arguments, Envelope: ev.Envelope, Elapsed: ev.Elapsed})
 }
 
 // systemPrompt waits for the tools and returns the system prompt that
@@ -119,15 +153,17 @@ func (s *session) systemPrompt(ctx context.Context) (string, error) {
 // toolSet is the registry as discovery will have it: asking for it waits
 // until discovery is done. Refresh starts a new scan.
 type toolSet struct {
-	dirs discovery.Dirs
+	env  *env
+	log  *calllog.Log
+	more []discovery.ToolSource
 	mu   sync.Mutex
 	done chan struct{}
 	reg  *registry.Registry
 	took time.Duration
 }
 
-func scanTools(ctx context.Context, dirs discovery.Dirs) *toolSet {
-	t := &toolSet{dirs: dirs}
+func scanTools(ctx context.Context, e *env, log *calllog.Log, more ...discovery.ToolSource) *toolSet {
+	t := &toolSet{env: e, log: log, more: more}
 	t.Refresh(ctx)
 	return t
 }
@@ -140,7 +176,7 @@ func (t *toolSet) Refresh(ctx context.Context) {
 	t.mu.Unlock()
 	go func() {
 		start := time.Now()
-		reg := discovery.Scan(context.WithoutCancel(ctx), t.dirs)
+		reg := t.env.discover(context.WithoutCancel(ctx), t.log, t.more...)
 		t.mu.Lock()
 		if t.done == done { // a later refresh wins
 			t.reg, t.took = reg, time.Since(start)
