@@ -443,7 +443,7 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage, timeout time.Durat
 	c := t.srv.connect()
 	if err := c.wait(ctx); err != nil {
 		if ctx.Err() != nil {
-			return t.stopped(ctx, c, timeout)
+			return t.stopped(ctx, timeout)
 		}
 		env := execute.Failed(execute.ToolCrashed, "Tool '%s' could not run: MCP server '%s' %v", t.name, t.srv.name, err)
 		env.Stderr = c.stderr()
@@ -457,7 +457,7 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage, timeout time.Durat
 		if errors.Is(context.Cause(ctx), execute.ErrTimeout) {
 			go t.srv.checkHung(c)
 		}
-		return t.stopped(ctx, c, timeout)
+		return t.stopped(ctx, timeout)
 	}
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) {
@@ -473,13 +473,13 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage, timeout time.Durat
 }
 
 // stopped is the envelope of a call stopped by its timeout or its caller.
-func (t *tool) stopped(ctx context.Context, c *conn, timeout time.Duration) execute.Envelope {
-	env := execute.Failed(execute.ToolCancelled, "Tool '%s' was cancelled", t.name)
+// The server's stderr is not the call's, so it is left out: it explains
+// a server that died, not a call that took too long.
+func (t *tool) stopped(ctx context.Context, timeout time.Duration) execute.Envelope {
 	if errors.Is(context.Cause(ctx), execute.ErrTimeout) {
-		env = execute.Failed(execute.ToolTimeout, "Tool '%s' timed out after %v", t.name, timeout)
+		return execute.Failed(execute.ToolTimeout, "Tool '%s' timed out after %v", t.name, timeout)
 	}
-	env.Stderr = c.stderr()
-	return env
+	return execute.Failed(execute.ToolCancelled, "Tool '%s' was cancelled", t.name)
 }
 
 // broken is the envelope of a call whose connection failed under it:
