@@ -78,8 +78,9 @@ func newScrubber(environ []string) *scrubber {
 	return s
 }
 
-// clean returns text without secrets, cut to at most max bytes. It scrubs
-// before cutting, so a secret cut in two cannot slip through.
+// clean returns text without secrets, as valid UTF-8, cut to at most max
+// bytes and an ellipsis. It scrubs before cutting, so a secret cut in two
+// cannot slip through.
 func (s *scrubber) clean(text string, max int) string {
 	for _, v := range s.values {
 		text = strings.ReplaceAll(text, v, redacted)
@@ -87,6 +88,7 @@ func (s *scrubber) clean(text string, max int) string {
 	for _, p := range secretPatterns() {
 		text = p.re.ReplaceAllString(text, p.repl)
 	}
+	text = strings.ToValidUTF8(text, "\uFFFD")
 	if len(text) > max {
 		cut := max
 		for cut > 0 && !utf8.RuneStart(text[cut]) {
@@ -94,7 +96,7 @@ func (s *scrubber) clean(text string, max int) string {
 		}
 		text = text[:cut] + "..."
 	}
-	return strings.ToValidUTF8(text, "\uFFFD")
+	return text
 }
 
 // maxEventText caps each string of a debug event.
