@@ -89,8 +89,10 @@ func serveTest(mode string) {
 		return nil, ctx.Err()
 	})
 	raw("freeze", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		syscall.Kill(os.Getpid(), syscall.SIGSTOP) // the whole server stops answering
-		return result("thawed"), nil
+		// The whole server stops answering. The stop can take a moment to
+		// reach every thread: this one must not answer meanwhile.
+		syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+		select {}
 	})
 	raw("garbage", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		os.Stdout.WriteString("this is not JSON-RPC\n")
