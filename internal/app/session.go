@@ -125,10 +125,7 @@ func (s *session) agent(asker approval.Asker, observe func(agent.Event)) *agent.
 // logCall records a call in the log.
 func (s *session) logCall(ev agent.Event) {
 	var source registry.Source
-	s.tools.mu.Lock()
-	reg := s.tools.reg // the registry the call ran from, or a newer one
-	s.tools.mu.Unlock()
-	if reg != nil {
+	if reg := s.tools.latest(); reg != nil {
 		if t, ok := reg.Lookup(ev.Call.Name); ok {
 			source = t.Source
 		}
@@ -184,6 +181,14 @@ func (t *toolSet) Refresh(ctx context.Context) {
 		t.mu.Unlock()
 		close(done)
 	}()
+}
+
+// latest returns the registry of the last scan that finished, without
+// waiting for one under way: the one a call ran from, or a newer one.
+func (t *toolSet) latest() *registry.Registry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.reg
 }
 
 // Wait returns the registry once the latest scan is done, or ctx's error.
