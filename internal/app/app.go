@@ -31,12 +31,15 @@ func New() *cli.App {
 			// Its variable is read with the configuration, which reports a
 			// bad value the way it reports any other.
 			&cli.Float64Flag{Name: "tool-timeout", Usage: "stop a tool call after `SECONDS`; also IKIGAI_TOOL_TIMEOUT_SECONDS", DefaultText: "configured, else 30"},
+			&cli.BoolFlag{Name: "debug", Usage: "add discovery's and the MCP servers' events to the log"},
 		},
 		ArgsUsage: "[PROMPT]",
 		Action:    runAgent,
 		Commands: []*cli.Command{
 			toolsCommand(),
 			sessionsCommand(),
+			mcpCommand(),
+			statsCommand(),
 			trustCommand(),
 			completionCommand(),
 			versionCommand(),

@@ -32,6 +32,7 @@ func interactive(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	defer w.close()
 	s, err := w.shell(c)
 	if err != nil {
 		return err

@@ -51,6 +51,7 @@ func oneShot(c *cli.Context) error {
 	if err != nil {
 		return out.fail(err)
 	}
+	defer w.close()
 	choice, err := w.Model(ctx)
 	if err != nil {
 		return out.fail(err)

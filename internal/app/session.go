@@ -10,7 +10,8 @@ import (
 
 	"github.com/ikigai-tools/ikigai/internal/agent"
 	"github.com/ikigai-tools/ikigai/internal/approval"
-	"github.com/ikigai-tools/ikigai/internal/discovery"
+	"github.com/ikigai-tools/ikigai/internal/calllog"
+	"github.com/ikigai-tools/ikigai/internal/mcp"
 	"github.com/ikigai-tools/ikigai/internal/provider/pick"
 	"github.com/ikigai-tools/ikigai/internal/registry"
 	"github.com/ikigai-tools/ikigai/internal/repl"
@@ -59,12 +60,15 @@ func (e *env) applyFlags(c *cli.Context) error {
 }
 
 // workspace is everything a conversation needs: the settings, the tools
-// (found in the background) and the model (chosen in the background).
+// (found in the background, MCP servers' included) and the model (chosen
+// in the background), and the log every call is recorded in.
 type workspace struct {
 	env   *env
 	dir   string // the working directory
 	tools latest[*registry.Registry]
 	model latest[*pick.Choice]
+	log   *calllog.Log
+	mcp   *mcp.Servers
 }
 
 // startWorkspace reads the settings and starts discovery and the choice of
@@ -87,11 +91,18 @@ func (e *env) start(ctx context.Context, c *cli.Context) (*workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &workspace{env: e, dir: dir}
+	w := &workspace{env: e, dir: dir, log: e.openLog(c)}
+	w.mcp = e.startMCP(w.log)
 	ctx = context.WithoutCancel(ctx) // a scan or a choice outlives the request that started it
-	w.tools.start(func() (*registry.Registry, error) { return discovery.Scan(ctx, e.dirs), nil })
+	w.tools.start(func() (*registry.Registry, error) { return e.discover(ctx, w.log, w.mcp), nil })
 	w.model.start(func() (*pick.Choice, error) { return pick.Provider(ctx, w.pickSettings("")) })
 	return w, nil
+}
+
+// close stops the MCP servers and closes the log.
+func (w *workspace) close() {
+	w.mcp.Close()
+	w.log.Close()
 }
 
 // pickSettings are the user's provider settings, with model instead of the
@@ -104,9 +115,12 @@ func (w *workspace) pickSettings(model string) pick.Settings {
 // Tools returns the registry once discovery is done.
 func (w *workspace) Tools(ctx context.Context) (*registry.Registry, error) { return w.tools.wait(ctx) }
 
-// Refresh scans the tool directories again and waits for the result.
+// Refresh scans the tool directories and asks the MCP servers again (those
+// that failed to start are tried anew), and waits for the result.
 func (w *workspace) Refresh(ctx context.Context) (*registry.Registry, error) {
-	w.tools.start(func() (*registry.Registry, error) { return discovery.Scan(context.WithoutCancel(ctx), w.env.dirs), nil })
+	w.tools.start(func() (*registry.Registry, error) {
+		return w.env.discover(context.WithoutCancel(ctx), w.log, w.mcp), nil
+	})
 	return w.tools.wait(ctx)
 }
 
@@ -151,8 +165,26 @@ func (w *workspace) Agent(ctx context.Context, asker approval.Asker, observe fun
 		Tools:        w.Tools,
 		Policy:       &approval.Policy{Mode: mode, Allow: cfg.Allow, Deny: cfg.Deny, Asker: asker},
 		Timeout:      cfg.TimeoutFor,
-		Observe:      observe,
+		Observe: func(ev agent.Event) {
+			if ev.Kind == agent.ToolResult {
+				w.logCall(ev)
+			}
+			if observe != nil {
+				observe(ev)
+			}
+		},
 	}, nil
+}
+
+// logCall records a call in the log, with the source of the tool it ran.
+func (w *workspace) logCall(ev agent.Event) {
+	var source registry.Source
+	if reg := w.tools.peek(); reg != nil {
+		if t, ok := reg.Lookup(ev.Call.Name); ok {
+			source = t.Source
+		}
+	}
+	w.log.Record(calllog.Call{Tool: ev.Call.Name, Source: source, Args: ev.Call.Arguments, Envelope: ev.Envelope, Elapsed: ev.Elapsed})
 }
 
 // latest is a value worked out in the background, perhaps again and
@@ -179,6 +211,14 @@ func (l *latest[T]) start(f func() (T, error)) {
 		l.mu.Unlock()
 		close(done)
 	}()
+}
+
+// peek returns the value last worked out, without waiting for one under
+// way: the zero value until the first is ready.
+func (l *latest[T]) peek() T {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.v
 }
 
 // wait returns the newest value, or ctx's error.
@@ -221,7 +261,7 @@ func runAgent(c *cli.Context) error {
 func (w *workspace) shell(c *cli.Context) (*repl.Shell, error) {
 	e := w.env
 	store := sessionStore(e.home)
-	s := &repl.Shell{Backend: w, Dir: e.cwd, Skills: e.skillDirs(), Sessions: store}
+	s := &repl.Shell{Backend: w, Dir: e.cwd, Skills: e.skillDirs(), Sessions: store, LogDir: calllog.Dir(os.Getenv, e.home)}
 	id := c.String("resume")
 	if c.Bool("continue") {
 		var err error

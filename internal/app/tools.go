@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ikigai-tools/ikigai/internal/calllog"
+	"github.com/ikigai-tools/ikigai/internal/config"
 	"github.com/ikigai-tools/ikigai/internal/discovery"
 	"github.com/ikigai-tools/ikigai/internal/display"
 	"github.com/ikigai-tools/ikigai/internal/execute"
@@ -75,7 +78,8 @@ func listTools(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	r := discovery.Scan(c.Context, e.dirs)
+	r, done := e.listing(c)
+	defer done()
 	if c.Bool("json") {
 		doc := listJSON{Tools: []toolJSON{}, Failed: r.Failed(), Untrusted: r.Untrusted()}
 		for _, t := range r.Tools() {
@@ -140,6 +144,20 @@ func listTools(c *cli.Context) error {
 	return w.Flush()
 }
 
+// listing discovers every tool, the MCP servers' included, for a command
+// that lists them; done stops the servers.
+func (e *env) listing(c *cli.Context) (r *registry.Registry, done func()) {
+	var log *calllog.Log
+	if c.Bool("debug") {
+		log = e.openLog(c)
+	}
+	servers := e.startMCP(log)
+	return e.discover(c.Context, log, servers), func() {
+		servers.Close()
+		log.Close()
+	}
+}
+
 // places lists the directories searched, for messages.
 func (e *env) places() []string {
 	var list []string
@@ -160,7 +178,8 @@ func showTool(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	r := discovery.Scan(c.Context, e.dirs)
+	r, done := e.listing(c)
+	defer done()
 	t, ok := r.Lookup(name)
 	if !ok {
 		return notUsable(r, name)
@@ -202,18 +221,39 @@ func callTool(c *cli.Context) error {
 		timeout = time.Duration(s * float64(time.Second))
 	}
 
+	log := e.openLog(c)
+	defer log.Close()
 	// Ctrl-C stops the tool, not ikigai: the call ends as TOOL_CANCELLED.
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	env := execute.NotFound(name)
-	if t, ok := discovery.Locate(e.dirs, name); ok {
-		env = execute.Program{Name: name, Path: t.Path}.Run(ctx, args, timeout)
+	start := time.Now()
+	env, source := execute.NotFound(name), registry.Source("")
+	if server := e.cfg.MCPServerOf(name); server != "" {
+		env, source = e.callMCP(ctx, log, server, name, args, timeout)
+	} else if t, ok := discovery.Locate(e.dirs, name); ok {
+		env, source = execute.Program{Name: name, Path: t.Path}.Run(ctx, args, timeout), t.Source
 	}
+	log.Record(calllog.Call{Tool: name, Source: source, Args: args, Envelope: env, Elapsed: time.Since(start)})
 	fmt.Fprintf(e.stdout, "%s\n", env.JSON())
 	if !env.Success {
 		return silent(1)
 	}
 	return nil
+}
+
+// callMCP calls a tool of the MCP server called server, starting only
+// that server.
+func (e *env) callMCP(ctx context.Context, log *calllog.Log, server, name string, args []byte, timeout time.Duration) (execute.Envelope, registry.Source) {
+	servers := e.startMCP(log, server)
+	defer servers.Close()
+	tools, failed := servers.Tools(ctx)
+	source := registry.Source("mcp:" + server)
+	for _, f := range failed {
+		if f.Name == config.MCPPrefix+server { // the server, not one of its tools
+			return execute.Failed(execute.ToolCrashed, "Tool '%s' could not run: MCP %s", name, f.Reason), source
+		}
+	}
+	return registry.New(tools, nil, nil).Call(ctx, name, args, timeout), source
 }
 
 // completeToolNames offers the names of the tools for completion, found

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ikigai-tools/ikigai/internal/buildinfo"
@@ -47,13 +48,19 @@ type Tool struct {
 // MCPServer is an MCP server whose tools are offered to the model: a
 // command to start, or the URL of a streamable HTTP server.
 type MCPServer struct {
-	Command       string
-	Args          []string
-	Env           map[string]string
-	URL           string
-	Timeout       time.Duration // zero: ToolTimeout
-	DisabledTools []string
+	Command string
+	Args    []string
+	Env     map[string]string
+	URL     string
+	Timeout time.Duration // zero: ToolTimeout
+	// StartupTimeout bounds starting the server and listing its tools;
+	// zero means the MCP client's default.
+	StartupTimeout time.Duration
+	DisabledTools  []string
 }
+
+// MCPPrefix starts the name of every MCP server's tool: mcp--SERVER--TOOL.
+const MCPPrefix = "mcp--"
 
 // Default returns the settings before any file is read.
 func Default() *Config {
@@ -66,12 +73,33 @@ func Default() *Config {
 	}
 }
 
-// TimeoutFor returns how long a call of the named tool may run.
+// TimeoutFor returns how long a call of the named tool may run: its own
+// timeout, else its MCP server's, else ToolTimeout.
 func (c *Config) TimeoutFor(name string) time.Duration {
 	if t, ok := c.Tools[name]; ok && t.Timeout > 0 {
 		return t.Timeout
 	}
+	if s, ok := c.MCPServers[c.MCPServerOf(name)]; ok && s.Timeout > 0 {
+		return s.Timeout
+	}
 	return c.ToolTimeout
+}
+
+// MCPServerOf returns the name of the configured MCP server the tool
+// called name comes from (mcp--SERVER--TOOL), or "". Where two servers'
+// names could both fit (a and a--b for mcp--a--b--c), the longer wins.
+func (c *Config) MCPServerOf(name string) string {
+	rest, ok := strings.CutPrefix(name, MCPPrefix)
+	if !ok {
+		return ""
+	}
+	found := ""
+	for s := range c.MCPServers {
+		if strings.HasPrefix(rest, s+"--") && len(s) > len(found) {
+			found = s
+		}
+	}
+	return found
 }
 
 // SystemFile returns the system configuration file: IKIGAI_SYSTEM_CONFIG if

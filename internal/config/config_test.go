@@ -21,7 +21,9 @@ func TestLayers(t *testing.T) {
 			"mcp_servers": {"fs": {"command": "fs-server", "args": ["--root", "/"]}},
 			"trusted_directories": ["/srv"]}`, System},
 		{"user.json", `{"model": "user", "allow": ["file_read"], "tools": {"grep": {"timeout_seconds": 7}},
-			"mcp_servers": {"web": {"url": "http://127.0.0.1:9/mcp", "timeout_seconds": 2.5, "disabled_tools": ["fetch"]}},
+			"mcp_servers": {"web": {"url": "http://127.0.0.1:9/mcp", "timeout_seconds": 2.5, "startup_timeout_seconds": 4, "disabled_tools": ["fetch"]},
+				"web--x": {"url": "http://127.0.0.1:9/x", "timeout_seconds": 3}},
+			"deny": ["mcp--web--fetch_all"],
 			"trusted_directories": ["/home/u/work"]}`, User},
 		{"project.json", `{"model": "project", "approval": "read-only", "max_tokens": 1000, "log_max_bytes": 4096, "schema_timeout_seconds": 2,
 			"mcp_servers": {"fs": {"command": "other", "env": {"A": "b"}}}}`, Project},
@@ -55,15 +57,21 @@ func TestLayers(t *testing.T) {
 		Tools:              map[string]Tool{"bash": {60 * time.Second}, "grep": {7 * time.Second}},
 		TrustedDirectories: []string{"/home/u/work"},
 		MCPServers: map[string]MCPServer{
-			"fs":  {Command: "other", Env: map[string]string{"A": "b"}},
-			"web": {URL: "http://127.0.0.1:9/mcp", Timeout: 2500 * time.Millisecond, DisabledTools: []string{"fetch"}},
+			"fs":     {Command: "other", Env: map[string]string{"A": "b"}},
+			"web":    {URL: "http://127.0.0.1:9/mcp", Timeout: 2500 * time.Millisecond, StartupTimeout: 4 * time.Second, DisabledTools: []string{"fetch"}},
+			"web--x": {URL: "http://127.0.0.1:9/x", Timeout: 3 * time.Second},
 		},
+		Deny:        []string{"mcp--web--fetch_all"},
 		LogMaxBytes: 4096,
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
 	}
-	for name, want := range map[string]time.Duration{"bash": 60 * time.Second, "grep": 7 * time.Second, "glob": 10 * time.Second} {
+	for name, want := range map[string]time.Duration{
+		"bash": 60 * time.Second, "grep": 7 * time.Second, "glob": 10 * time.Second,
+		"mcp--web--fetch": 2500 * time.Millisecond, "mcp--web--x--y": 3 * time.Second, "mcp--fs--read": 10 * time.Second,
+		"mcp--nosuch--tool": 10 * time.Second, "web--fetch": 10 * time.Second,
+	} {
 		if got := c.TimeoutFor(name); got != want {
 			t.Errorf("TimeoutFor(%q) = %v, want %v", name, got, want)
 		}
@@ -93,7 +101,7 @@ func TestFileErrors(t *testing.T) {
 		{"negative timeout", `{"tool_timeout_seconds": -1}`, User, `~/.ikigai/config.json: "tool_timeout_seconds": want a number of seconds above 0, got -1`},
 		{"zero turns", `{"max_tool_turns": 0}`, User, `~/.ikigai/config.json: "max_tool_turns": want a whole number above 0, got 0`},
 		{"null", `{"model": null}`, User, `~/.ikigai/config.json: "model": want a string, got null`},
-		{"allow not names", `{"allow": ["file_read", "file-write"]}`, User, `~/.ikigai/config.json: "allow[1]": "file-write" is not a tool name (letters, digits and underscores, at most 64)`},
+		{"allow not names", `{"allow": ["file_read", "file-write"]}`, User, `~/.ikigai/config.json: "allow[1]": "file-write" is not a tool name (letters, digits and underscores, at most 64; an MCP tool's name, mcp--SERVER--TOOL, may hold hyphens)`},
 		{"deny not a list", `{"deny": "bash"}`, User, `~/.ikigai/config.json: "deny": want a list of strings, got "bash"`},
 		{"tool settings", `{"tools": {"bash": {"timeout": 5}}}`, User, `~/.ikigai/config.json: unknown key "tools.bash.timeout"`},
 		{"tool timeout", `{"tools": {"bash": {"timeout_seconds": "5"}}}`, User, `~/.ikigai/config.json: "tools.bash.timeout_seconds": want a number, got "5"`},
@@ -103,6 +111,8 @@ func TestFileErrors(t *testing.T) {
 		{"mcp with both", `{"mcp_servers": {"gh": {"command": "a", "url": "b"}}}`, User, `~/.ikigai/config.json: "mcp_servers.gh": want "command" or "url", not both`},
 		{"mcp env", `{"mcp_servers": {"gh": {"command": "a", "env": {"A": 1}}}}`, User, `~/.ikigai/config.json: "mcp_servers.gh.env": want an object of strings, got {"A":1}`},
 		{"mcp unknown", `{"mcp_servers": {"gh": {"command": "a", "cwd": "/"}}}`, User, `~/.ikigai/config.json: unknown key "mcp_servers.gh.cwd"`},
+		{"hyphen outside mcp", `{"tools": {"file-read": {"timeout_seconds": 5}}}`, User, `~/.ikigai/config.json: "tools.file-read": "file-read" is not a tool name (letters, digits and underscores, at most 64; an MCP tool's name, mcp--SERVER--TOOL, may hold hyphens)`},
+		{"mcp startup", `{"mcp_servers": {"gh": {"command": "a", "startup_timeout_seconds": 0}}}`, User, `~/.ikigai/config.json: "mcp_servers.gh.startup_timeout_seconds": want a number of seconds above 0, got 0`},
 		{"mcp name", `{"mcp_servers": {"g h": {"command": "a"}}}`, User, `~/.ikigai/config.json: "mcp_servers.g h": a server name may hold only letters, digits, hyphens and underscores`},
 		{"syntax", "{\n  \"model\": \"x\",\n}", User, `~/.ikigai/config.json: invalid JSON at line 3, column 1: invalid character '}' looking for beginning of object key string`},
 		{"not an object", `["model"]`, User, `~/.ikigai/config.json: want a JSON object, got array`},

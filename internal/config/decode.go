@@ -102,7 +102,7 @@ func (d *decoder) names(key string, raw json.RawMessage, dst *[]string) {
 	}
 	for i, name := range list {
 		if !isToolName(name) {
-			d.errorf(fmt.Sprintf("%s[%d]", key, i), "%q is not a tool name (letters, digits and underscores, at most 64)", name)
+			d.errorf(fmt.Sprintf("%s[%d]", key, i), "%q is not a tool name (%s)", name, toolNameRule)
 			return
 		}
 	}
@@ -138,7 +138,7 @@ func (d *decoder) tools(key string, raw json.RawMessage, c *Config) {
 	for _, name := range names {
 		at := key + "." + name
 		if !isToolName(name) {
-			d.errorf(at, "%q is not a tool name (letters, digits and underscores, at most 64)", name)
+			d.errorf(at, "%q is not a tool name (%s)", name, toolNameRule)
 			continue
 		}
 		fields, f, ok := d.object(at, m[name])
@@ -196,6 +196,8 @@ func (d *decoder) mcpServers(key string, raw json.RawMessage, c *Config) {
 				d.string(k, v, &s.URL)
 			case "timeout_seconds":
 				d.seconds(k, v, &s.Timeout)
+			case "startup_timeout_seconds":
+				d.seconds(k, v, &s.StartupTimeout)
 			case "disabled_tools":
 				d.strings(k, v, &s.DisabledTools)
 			default:
@@ -215,12 +217,20 @@ func (d *decoder) mcpServers(key string, raw json.RawMessage, c *Config) {
 	}
 }
 
+// toolNameRule says what isToolName accepts, for messages.
+const toolNameRule = "letters, digits and underscores, at most 64; an MCP tool's name, mcp--SERVER--TOOL, may hold hyphens"
+
+// isToolName reports whether s can name a tool: an executable's name
+// (model names without hyphens), or an MCP tool's, which may have them. A
+// hyphen elsewhere is most likely a file name (file-read) given for a
+// tool name (file_read).
 func isToolName(s string) bool {
 	if len(s) == 0 || len(s) > 64 {
 		return false
 	}
+	mcp := strings.HasPrefix(s, MCPPrefix)
 	for _, c := range []byte(s) {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' && mcp) {
 			return false
 		}
 	}

@@ -55,10 +55,25 @@ func SystemDir(override string) string {
 	return filepath.Join(buildinfo.LibexecDir, "ikigai")
 }
 
+// ToolSource offers tools that are not executables in the tool
+// directories, such as the tools of MCP servers.
+type ToolSource interface {
+	// Tools returns the usable tools and the ones that are not, with why.
+	Tools(ctx context.Context) ([]registry.Tool, []registry.Failure)
+}
+
 // Scan finds every tool in d, runs each usable one's --schema in parallel,
-// and returns the registry. It takes about as long as the slowest tool,
-// which is at most the schema timeout.
-func Scan(ctx context.Context, d Dirs) *registry.Registry {
+// asks the sources in more for theirs meanwhile, and returns the registry.
+// The executables take about as long as the slowest one, which is at most
+// the schema timeout; a source takes as long as it takes. A source's tools
+// come after the executables in precedence.
+func Scan(ctx context.Context, d Dirs, more ...ToolSource) *registry.Registry {
+	moreTools := make([][]registry.Tool, len(more))
+	moreFailed := make([][]registry.Failure, len(more))
+	var sources sync.WaitGroup
+	for i, m := range more {
+		sources.Go(func() { moreTools[i], moreFailed[i] = m.Tools(ctx) })
+	}
 	found, failed, untrusted := d.list("")
 	tools := make([]registry.Tool, len(found))
 	problems := make([]error, len(found))
@@ -81,6 +96,9 @@ func Scan(ctx context.Context, d Dirs) *registry.Registry {
 		}
 		usable = append(usable, t)
 	}
+	sources.Wait()
+	usable = append(usable, slices.Concat(moreTools...)...)
+	failed = append(failed, slices.Concat(moreFailed...)...)
 	return registry.New(usable, failed, untrusted)
 }
 

@@ -98,6 +98,41 @@ func TestScan(t *testing.T) {
 	}
 }
 
+// fixedSource offers the same tools and failures every time.
+type fixedSource struct {
+	tools  []registry.Tool
+	failed []registry.Failure
+}
+
+func (f fixedSource) Tools(context.Context) ([]registry.Tool, []registry.Failure) {
+	return f.tools, f.failed
+}
+
+func TestScanMore(t *testing.T) {
+	root := t.TempDir()
+	d := Dirs{System: filepath.Join(root, "system"), SchemaTimeout: 10 * time.Second}
+	write(t, filepath.Join(d.System, "bash-tool"), toolScript("bash"), 0o755)
+	mcp := fixedSource{
+		tools:  []registry.Tool{{Entry: registry.Entry{Name: "mcp--s--x", Source: "mcp:s", Path: "s-server"}}},
+		failed: []registry.Failure{{Entry: registry.Entry{Name: "mcp--t", Source: "mcp:t", Path: "t-server"}, Reason: "server did not start"}},
+	}
+	other := fixedSource{tools: []registry.Tool{{Entry: registry.Entry{Name: "bash", Source: "other", Path: "elsewhere"}}}}
+	r := Scan(context.Background(), d, mcp, other)
+	var names []string
+	for _, tl := range r.Tools() {
+		names = append(names, tl.Name+" "+string(tl.Source))
+	}
+	if diff := cmp.Diff([]string{"bash system", "mcp--s--x mcp:s"}, names); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	if bash, _ := r.Lookup("bash"); len(bash.Shadows) != 1 || bash.Shadows[0].Source != "other" {
+		t.Errorf("bash shadows %v, want the other source's", bash.Shadows)
+	}
+	if diff := cmp.Diff(mcp.failed, r.Failed()); diff != "" {
+		t.Errorf("failed (-want +got):\n%s", diff)
+	}
+}
+
 func TestScanUntrusted(t *testing.T) {
 	root := t.TempDir()
 	ran := filepath.Join(root, "ran")

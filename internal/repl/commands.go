@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/ikigai-tools/ikigai/internal/calllog"
 	"github.com/ikigai-tools/ikigai/internal/display"
 	"github.com/ikigai-tools/ikigai/internal/provider"
 	"github.com/ikigai-tools/ikigai/internal/skills"
@@ -31,6 +32,7 @@ func init() {
 		{"clear", "", "start a new conversation", (*Shell).clear},
 		{"skills", "", "list the skills", (*Shell).listSkills},
 		{"load", "NAME", "add a skill to the conversation", (*Shell).load},
+		{"stats", "", "how the tool calls in the log went: calls, failures, durations", (*Shell).stats},
 		{"exit", "", "quit", func(*Shell, context.Context, string) (Result, error) { return Result{Quit: true}, nil }},
 	}
 }
@@ -74,6 +76,22 @@ func (s *Shell) command(ctx context.Context, name, arg string) (Result, error) {
 		}
 	}
 	return Result{Output: fmt.Sprintf("Unknown command: /%s\nCommands: %s", name, strings.Join(Commands(), " "))}, nil
+}
+
+// stats summarises the call log, as ikigai stats does.
+func (s *Shell) stats(context.Context, string) (Result, error) {
+	if s.LogDir == "" {
+		return Result{Output: "No call log: the state directory is unknown."}, nil
+	}
+	st, err := calllog.ReadStats(s.LogDir)
+	if err != nil {
+		return Result{}, err
+	}
+	var b strings.Builder
+	if err := st.WriteText(&b); err != nil {
+		return Result{}, err
+	}
+	return Result{Output: strings.TrimRight(b.String(), "\n")}, nil
 }
 
 func (s *Shell) help(context.Context, string) (Result, error) {

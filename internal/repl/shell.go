@@ -55,6 +55,8 @@ type Shell struct {
 	// Keys is said after the commands by /help: the keys of the interface
 	// that drives the shell.
 	Keys string
+	// LogDir holds the call log /stats reads; empty when there is none.
+	LogDir string
 
 	conv    *agent.Conversation
 	writer  *session.Writer

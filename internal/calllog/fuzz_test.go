@@ -1,0 +1,70 @@
+package calllog
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// Whatever surrounds it, a secret from the environment never survives
+// scrubbing, and what comes out is valid UTF-8 within the limit.
+func FuzzScrub(f *testing.F) {
+	f.Add("error: ", " rejected", 40)
+	f.Add("Authorization: Bearer ", "\n", 512)
+	f.Add("api_key=", "&x=1", 10)
+	f.Add("\xff\xfe", "é", 3)
+	const secret = "sk-ant-api03-FUZZSECRET0123456789"
+	s := newScrubber([]string{"ANTHROPIC_API_KEY=" + secret})
+	f.Fuzz(func(t *testing.T, before, after string, max int) {
+		max = 1 + abs(max)%1024
+		got := s.clean(before+secret+after, max)
+		if strings.Contains(got, secret) {
+			t.Fatalf("the secret survived: %q", got)
+		}
+		if !utf8.ValidString(got) {
+			t.Fatalf("invalid UTF-8: %q", got)
+		}
+		if len(got) > max+len("...") {
+			t.Fatalf("%d bytes, more than %d and an ellipsis", len(got), max)
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// Any log, however broken, is read without error: lines that are not
+// calls are skipped.
+func FuzzReadStats(f *testing.F) {
+	f.Add(`{"time":"2026-01-02T10:00:00Z","msg":"tool call","tool":"bash","source":"system","duration_ms":4,"outcome":"ok"}` + "\n")
+	f.Add(`{"msg":"tool call","tool":"x","duration_ms":-1,"outcome":"failed","error_code":""}` + "\n{\n")
+	f.Add("\x00\xff\n\n{\"msg\":\"tool call\",\"tool\":\"\"}")
+	f.Fuzz(func(t *testing.T, log string) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, FileName), []byte(log), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s, err := ReadStats(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := 0
+		for _, tool := range s.Tools {
+			calls += tool.Calls
+			if tool.Failed > tool.Calls || tool.P95MS < tool.MedianMS {
+				t.Fatalf("inconsistent: %+v", tool)
+			}
+		}
+		if calls != s.Calls {
+			t.Fatalf("%d calls in the tools, %d in all", calls, s.Calls)
+		}
+		var text strings.Builder
+		s.WriteText(&text)
+	})
+}

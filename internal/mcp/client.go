@@ -1,0 +1,526 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ikigai-tools/ikigai/internal/buildinfo"
+	"github.com/ikigai-tools/ikigai/internal/config"
+	"github.com/ikigai-tools/ikigai/internal/execute"
+	"github.com/ikigai-tools/ikigai/internal/registry"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const (
+	// DefaultStartupTimeout is how long a server has to start and list its
+	// tools unless configured otherwise.
+	DefaultStartupTimeout = 10 * time.Second
+	// pingTimeout is how long a server whose call timed out has to answer
+	// a ping before it is taken for hung and stopped.
+	pingTimeout = 2 * time.Second
+	// protocolVersion is the version of MCP ikigai asks for: the latest
+	// released one, which every current server answers in one round trip.
+	protocolVersion = "2025-11-25"
+)
+
+// Servers are the MCP servers of a configuration, each started once and
+// kept running until Close. A server that exits is started again by the
+// next call of one of its tools.
+type Servers struct {
+	list []*server
+}
+
+// Start starts every server in the background, all at once. logger gets
+// their comings and goings as debug events.
+func Start(servers map[string]config.MCPServer, logger *slog.Logger) *Servers {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Servers{}
+	for _, name := range slices.Sorted(maps.Keys(servers)) {
+		srv := &server{name: name, cfg: servers[name], log: logger.With("mcp_server", name)}
+		srv.client = sdk.NewClient(&sdk.Implementation{Name: "ikigai", Version: buildinfo.Version}, &sdk.ClientOptions{
+			Logger:                 sdkLogger(srv.log),
+			ToolListChangedHandler: srv.toolsChanged,
+		})
+		srv.connect()
+		s.list = append(s.list, srv)
+	}
+	return s
+}
+
+// Tools waits until every server is ready or has failed to start, and
+// returns the tools of those that are ready, and one failure for each of
+// the others, saying why. A server that failed to start before is started
+// again. Waiting is bounded by each server's startup timeout, or ctx.
+func (s *Servers) Tools(ctx context.Context) ([]registry.Tool, []registry.Failure) {
+	tools := make([][]registry.Tool, len(s.list))
+	failed := make([][]registry.Failure, len(s.list))
+	var wg sync.WaitGroup
+	for i, srv := range s.list {
+		wg.Go(func() { tools[i], failed[i] = srv.tools(ctx) })
+	}
+	wg.Wait()
+	all, problems := slices.Concat(tools...), slices.Concat(failed...)
+	// Names are unique unless two servers' names run into each other's
+	// (a with b--c, a--b with c): the first server's tool keeps the name.
+	seen := map[string]registry.Source{}
+	usable := all[:0]
+	for _, t := range all {
+		if src, dup := seen[t.Name]; dup {
+			problems = append(problems, registry.Failure{Entry: t.Entry, Reason: fmt.Sprintf("same name as a tool of %s", src)})
+			continue
+		}
+		seen[t.Name] = t.Source
+		usable = append(usable, t)
+	}
+	return usable, problems
+}
+
+// Close stops every server, all at once.
+func (s *Servers) Close() {
+	var wg sync.WaitGroup
+	for _, srv := range s.list {
+		wg.Go(srv.close)
+	}
+	wg.Wait()
+}
+
+// server is one configured MCP server and its current connection.
+type server struct {
+	name   string
+	cfg    config.MCPServer
+	log    *slog.Logger
+	client *sdk.Client
+
+	mu     sync.Mutex
+	cur    *conn // nil before the first start and after close
+	closed bool
+}
+
+// source is what listings show as the tools' origin.
+func (s *server) source() registry.Source { return registry.Source("mcp:" + s.name) }
+
+// path is where the server runs, for listings: its command or URL.
+func (s *server) path() string {
+	if s.cfg.URL != "" {
+		return s.cfg.URL
+	}
+	return s.cfg.Command
+}
+
+// connect returns the server's connection, starting the server unless it
+// is running or starting already.
+func (s *server) connect() *conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur != nil && !s.cur.over() {
+		return s.cur
+	}
+	c := &conn{srv: s, ready: make(chan struct{}), done: make(chan struct{})}
+	if s.closed {
+		c.err = errors.New("is closed")
+		close(c.ready)
+		return c
+	}
+	s.cur = c
+	ctx, cancel := context.WithTimeout(context.Background(), s.startupTimeout())
+	c.cancelStart = cancel
+	go c.open(ctx)
+	return c
+}
+
+func (s *server) close() {
+	s.mu.Lock()
+	s.closed = true
+	c := s.cur
+	s.mu.Unlock()
+	if c != nil {
+		c.cancelStart()
+		<-c.ready
+		c.end(true)
+	}
+}
+
+// tools returns the server's tools, waiting for it to start if need be.
+func (s *server) tools(ctx context.Context) ([]registry.Tool, []registry.Failure) {
+	c := s.connect()
+	if err := c.wait(ctx); err != nil {
+		reason := err.Error()
+		if ctx.Err() == nil {
+			reason = "server " + reason
+			if line := lastLine(c.stderr()); line != "" {
+				reason += ": " + line
+			}
+		}
+		return nil, []registry.Failure{{Entry: registry.Entry{Name: config.MCPPrefix + s.name, Source: s.source(), Path: s.path()}, Reason: reason}}
+	}
+	var tools []registry.Tool
+	var failed []registry.Failure
+	for _, t := range c.listed() {
+		if slices.Contains(s.cfg.DisabledTools, t.Name) {
+			continue
+		}
+		name := ToolName(s.name, t.Name)
+		entry := registry.Entry{Name: name, Source: s.source(), Path: s.path()}
+		schema, err := schemaOf(t)
+		if err != nil {
+			failed = append(failed, registry.Failure{Entry: entry, Reason: err.Error()})
+			continue
+		}
+		tools = append(tools, registry.Tool{Entry: entry, Schema: schema, Runner: &tool{srv: s, name: name, remote: t.Name}})
+	}
+	return tools, failed
+}
+
+// toolsChanged lists the tools again when the server says they changed;
+// they reach the model at the next discovery.
+func (s *server) toolsChanged(_ context.Context, req *sdk.ToolListChangedRequest) {
+	s.mu.Lock()
+	c := s.cur
+	s.mu.Unlock()
+	if c == nil {
+		return
+	}
+	// The handler runs on the session's reading goroutine, which the
+	// listing needs.
+	go func() {
+		if c.wait(context.Background()) != nil || c.session != req.Session {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), s.startupTimeout())
+		defer cancel()
+		tools, err := listTools(ctx, req.Session)
+		if err != nil {
+			s.log.Debug("mcp server tools changed, listing failed", "error", err.Error())
+			return
+		}
+		c.mu.Lock()
+		c.tools = tools
+		c.mu.Unlock()
+		s.log.Debug("mcp server tools changed", "tools", len(tools))
+	}()
+}
+
+func (s *server) startupTimeout() time.Duration {
+	if s.cfg.StartupTimeout > 0 {
+		return s.cfg.StartupTimeout
+	}
+	return DefaultStartupTimeout
+}
+
+// conn is one run of a server: its start, then its session until it ends.
+type conn struct {
+	srv         *server
+	cancelStart context.CancelFunc
+	ready       chan struct{} // closed when the start has succeeded or failed
+	err         error         // why the start failed, once ready
+
+	session *sdk.ClientSession
+	proc    *process // nil for a server reached by URL
+	done    chan struct{}
+	endErr  error // why the session ended, once done
+
+	mu    sync.Mutex
+	tools []*sdk.Tool
+}
+
+// open starts the server, connects and lists its tools, all within ctx:
+// the startup timeout.
+func (c *conn) open(ctx context.Context) {
+	defer close(c.ready)
+	defer c.cancelStart()
+	s := c.srv
+	started := time.Now()
+	var transport sdk.Transport
+	if s.cfg.URL != "" {
+		transport = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL}
+	} else {
+		p, err := startProcess(s.cfg)
+		if err != nil {
+			c.err = fmt.Errorf("cannot be started: %w", err)
+			s.log.Debug("mcp server cannot be started", "error", err.Error())
+			return
+		}
+		c.proc = p
+		transport = &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}
+	}
+	session, err := s.client.Connect(ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	if err == nil {
+		c.session = session
+		var tools []*sdk.Tool
+		tools, err = listTools(ctx, session)
+		c.mu.Lock()
+		c.tools = tools
+		c.mu.Unlock()
+	}
+	if err != nil {
+		c.err = c.startError(ctx, err)
+		if c.session != nil {
+			go c.session.Close()
+		}
+		if c.proc != nil {
+			c.proc.kill()
+		}
+		s.log.Debug("mcp server failed to start", "error", c.err.Error(), "stderr", lastLine(c.stderr()))
+		return
+	}
+	go func() {
+		c.endErr = session.Wait()
+		// A server whose session is over has nothing left to do: it may
+		// still be finishing its calls, so it is stopped gracefully.
+		if c.proc != nil {
+			c.proc.stop()
+		}
+		close(c.done)
+		how := "connection closed"
+		if c.proc != nil {
+			how, _, _ = c.proc.exit()
+		}
+		s.log.Debug("mcp server ended", "how", how)
+	}()
+	s.log.Debug("mcp server started", "tools", len(c.listed()), "elapsed_ms", time.Since(started).Milliseconds())
+}
+
+// startError says why a start failed: the server exited, did not answer
+// in time, or answered wrongly.
+func (c *conn) startError(ctx context.Context, err error) error {
+	if c.proc != nil && c.proc.waitExit(100*time.Millisecond) {
+		how, _, _ := c.proc.exit()
+		return fmt.Errorf("exited with %s while starting", how)
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("did not start within %v", c.srv.startupTimeout())
+	}
+	return fmt.Errorf("failed to start: %w", err)
+}
+
+// wait waits for the start to end and returns why it failed, or ctx's
+// error if ctx is done first.
+func (c *conn) wait(ctx context.Context) error {
+	select {
+	case <-c.ready:
+		return c.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// over reports whether the connection can no longer be used: its start
+// failed, or its session ended.
+func (c *conn) over() bool {
+	select {
+	case <-c.ready:
+	default:
+		return false // still starting
+	}
+	if c.err != nil {
+		return true
+	}
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// end ends the session and the server's process: gracefully, or at once.
+func (c *conn) end(graceful bool) {
+	if c.err != nil {
+		return
+	}
+	if c.proc != nil {
+		if graceful {
+			c.proc.stop()
+		} else {
+			c.proc.kill()
+		}
+	}
+	c.session.Close()
+	<-c.done
+}
+
+func (c *conn) listed() []*sdk.Tool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tools
+}
+
+func (c *conn) stderr() string {
+	if c.proc == nil {
+		return ""
+	}
+	return c.proc.stderrText()
+}
+
+// listTools lists every tool of a session, page by page.
+func listTools(ctx context.Context, session *sdk.ClientSession) ([]*sdk.Tool, error) {
+	var tools []*sdk.Tool
+	for t, err := range session.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
+
+// schemaOf returns a tool's schema as the registry keeps it. The input
+// schema must be a JSON Schema of type object, as model APIs require.
+func schemaOf(t *sdk.Tool) (registry.Schema, error) {
+	params, err := marshal(t.InputSchema)
+	if err != nil {
+		return registry.Schema{}, fmt.Errorf("inputSchema cannot be encoded: %v", err)
+	}
+	var typed struct {
+		Type any `json:"type"`
+	}
+	if len(params) == 0 || params[0] != '{' || json.Unmarshal(params, &typed) != nil || typed.Type != "object" {
+		return registry.Schema{}, errors.New(`inputSchema is not of "type": "object"`)
+	}
+	doc, err := marshal(t)
+	if err != nil {
+		return registry.Schema{}, err
+	}
+	return registry.Schema{Description: t.Description, Parameters: params, Annotations: annotationsOf(t), Document: doc}, nil
+}
+
+// annotationsOf returns a tool's hints. The SDK reads readOnlyHint and
+// idempotentHint as plain booleans, so false and absent look alike; both
+// are left unset, which means the same.
+func annotationsOf(t *sdk.Tool) registry.Annotations {
+	a := registry.Annotations{Title: t.Title}
+	if t.Annotations == nil {
+		return a
+	}
+	if a.Title == "" {
+		a.Title = t.Annotations.Title
+	}
+	yes := true
+	if t.Annotations.ReadOnlyHint {
+		a.ReadOnlyHint = &yes
+	}
+	if t.Annotations.IdempotentHint {
+		a.IdempotentHint = &yes
+	}
+	a.DestructiveHint = t.Annotations.DestructiveHint
+	a.OpenWorldHint = t.Annotations.OpenWorldHint
+	return a
+}
+
+// tool runs one tool of a server.
+type tool struct {
+	srv    *server
+	name   string // the model's name for it
+	remote string // the server's
+}
+
+// Run calls the tool with the envelope and failure codes of an executable:
+// TOOL_TIMEOUT after timeout (DefaultTimeout if zero), TOOL_CANCELLED when
+// ctx is done, TOOL_CRASHED when the server cannot start or dies during
+// the call, INVALID_OUTPUT when it breaks the protocol, OUTPUT_TOO_LARGE
+// past execute.MaxStdout. A server that is not running is started first,
+// within the same timeout.
+func (t *tool) Run(ctx context.Context, args json.RawMessage, timeout time.Duration) execute.Envelope {
+	if env, ok := execute.CheckArgs(t.name, args); !ok {
+		return env
+	}
+	if timeout <= 0 {
+		timeout = execute.DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, execute.ErrTimeout)
+	defer cancel()
+	c := t.srv.connect()
+	if err := c.wait(ctx); err != nil {
+		if ctx.Err() != nil {
+			return t.stopped(ctx, timeout)
+		}
+		env := execute.Failed(execute.ToolCrashed, "Tool '%s' could not run: MCP server '%s' %v", t.name, t.srv.name, err)
+		env.Stderr = c.stderr()
+		return env
+	}
+	res, err := c.session.CallTool(ctx, &sdk.CallToolParams{Name: t.remote, Arguments: args})
+	switch {
+	case err == nil:
+		return envelopeOf(t.name, res)
+	case ctx.Err() != nil:
+		if errors.Is(context.Cause(ctx), execute.ErrTimeout) {
+			go t.srv.checkHung(c)
+		}
+		return t.stopped(ctx, timeout)
+	}
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) {
+		code := execute.ToolCrashed
+		if rpcErr.Code == jsonrpc.CodeInvalidParams {
+			code = execute.InvalidParams
+		}
+		env := execute.Failed(code, "Tool '%s' failed: MCP server '%s' answered error %d: %s", t.name, t.srv.name, rpcErr.Code, rpcErr.Message)
+		env.Stderr = c.stderr()
+		return env
+	}
+	return t.broken(c, err)
+}
+
+// stopped is the envelope of a call stopped by its timeout or its caller.
+// The server's stderr is not the call's, so it is left out: it explains
+// a server that died, not a call that took too long.
+func (t *tool) stopped(ctx context.Context, timeout time.Duration) execute.Envelope {
+	if errors.Is(context.Cause(ctx), execute.ErrTimeout) {
+		return execute.Failed(execute.ToolTimeout, "Tool '%s' timed out after %v", t.name, timeout)
+	}
+	return execute.Failed(execute.ToolCancelled, "Tool '%s' was cancelled", t.name)
+}
+
+// broken is the envelope of a call whose connection failed under it:
+// the server printed something that is not JSON-RPC, or exited, or cannot
+// be reached. The connection is ended, so the next call starts the server
+// again.
+func (t *tool) broken(c *conn, err error) execute.Envelope {
+	exited := c.proc != nil && c.proc.waitExit(drain)
+	c.end(false)
+	var env execute.Envelope
+	var syntax *json.SyntaxError
+	switch {
+	case errors.As(c.endErr, &syntax):
+		env = execute.Failed(execute.InvalidOutput, "Tool '%s' failed: MCP server '%s' printed something that is not JSON-RPC", t.name, t.srv.name)
+	case exited:
+		how, code, _ := c.proc.exit()
+		env = execute.Failed(execute.ToolCrashed, "Tool '%s' crashed: MCP server '%s' exited with %s", t.name, t.srv.name, how)
+		env.ExitCode = &code
+	default:
+		env = execute.Failed(execute.ToolCrashed, "Tool '%s' failed: lost MCP server '%s': %v", t.name, t.srv.name, err)
+	}
+	env.Stderr = c.stderr()
+	return env
+}
+
+// checkHung stops the server if, after a call of it timed out, it does not
+// answer a ping either: calls to a hung server would all time out, while
+// one started again may answer.
+func (s *server) checkHung(c *conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
+	defer cancel()
+	// Only a ping that times out tells of a hung server; one that fails at
+	// once finds a connection that is being closed anyway.
+	if c.session.Ping(ctx, nil) != nil && ctx.Err() != nil && !c.over() {
+		s.log.Debug("mcp server does not answer after a call timed out; stopping it")
+		c.end(false)
+	}
+}
+
+// lastLine returns the last non-empty line of s.
+func lastLine(s string) string {
+	s = strings.TrimRight(s, " \t\r\n")
+	return strings.TrimSpace(s[strings.LastIndexByte(s, '\n')+1:])
+}

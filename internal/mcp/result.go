@@ -1,0 +1,83 @@
+package mcp
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/ikigai-tools/ikigai/internal/calllog"
+	"github.com/ikigai-tools/ikigai/internal/execute"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ToolError is the error_code of an MCP tool's result flagged isError
+// without an error_code of its own: the tool ran and its operation failed.
+const ToolError = "TOOL_ERROR"
+
+// output is the result of a tool that returned content rather than
+// structured content: its text, as the core tools return theirs, and any
+// other content (images, resources) as the server sent it.
+type output struct {
+	Output  string        `json:"output"`
+	Content []sdk.Content `json:"content,omitempty"`
+}
+
+// operationError is the result of a call flagged isError.
+type operationError struct {
+	Error string `json:"error"`
+	Code  string `json:"error_code"`
+}
+
+// envelopeOf turns an MCP tool result into the envelope an executable's
+// result would get. The result is the structured content if there is
+// some (as the SDK decodes it: keys sorted, numbers as float64), else the
+// content as {"output": TEXT}. A result flagged isError is
+// an operation error: its structured content if that carries an
+// error_code, else {"error": TEXT, "error_code": "TOOL_ERROR"}.
+func envelopeOf(name string, res *sdk.CallToolResult) execute.Envelope {
+	var text []string
+	var other []sdk.Content
+	for _, c := range res.Content {
+		if t, ok := c.(*sdk.TextContent); ok {
+			text = append(text, t.Text)
+		} else {
+			other = append(other, c)
+		}
+	}
+	var result json.RawMessage
+	var err error
+	switch structured, coded := res.StructuredContent.(map[string]any); {
+	case res.IsError && coded && structured["error_code"] != nil:
+		result, err = marshal(res.StructuredContent)
+	case res.IsError:
+		result, err = marshal(operationError{Error: strings.Join(text, "\n"), Code: ToolError})
+	case res.StructuredContent != nil:
+		result, err = marshal(res.StructuredContent)
+	default:
+		result, err = marshal(output{Output: strings.Join(text, "\n"), Content: other})
+	}
+	switch {
+	case err != nil:
+		return execute.Failed(execute.InvalidOutput, "Tool '%s' returned a result that cannot be encoded: %v", name, err)
+	case len(result) > execute.MaxStdout:
+		return execute.Failed(execute.OutputTooLarge, "Tool '%s' returned more than %d KiB", name, execute.MaxStdout>>10)
+	}
+	return execute.Succeeded(result)
+}
+
+// callResult turns an envelope into the result an MCP client gets: the
+// tool's JSON as text content and, when it is an object, as structured
+// content, flagged isError for an operation error. A failure envelope is
+// given whole the same way, flagged isError, so the client sees its
+// error_code and the evidence.
+func callResult(env execute.Envelope) *sdk.CallToolResult {
+	doc := env.Result
+	if !env.Success {
+		doc = env.JSON()
+	}
+	outcome, _, _ := calllog.Outcome(env)
+	r := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(doc)}}, IsError: outcome != calllog.OK}
+	if doc[0] == '{' {
+		r.StructuredContent = doc
+	}
+	return r
+}

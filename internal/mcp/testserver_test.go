@@ -1,0 +1,118 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The test binary is also the MCP server the client tests start: with
+// IKIGAI_TEST_MCP_SERVER set, it serves testServer on stdio instead of
+// running the tests.
+func TestMain(m *testing.M) {
+	if mode, ok := os.LookupEnv("IKIGAI_TEST_MCP_SERVER"); ok {
+		serveTest(mode)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// longTool is a tool name that makes a model name longer than 64.
+var longTool = "a_tool_whose_name_is_far_too_long_for_a_model_" + strings.Repeat("x", 40)
+
+// serveTest serves the test tools. mode says how the start goes: "hang"
+// never answers, "exit" fails at once, anything else serves. Each start
+// appends the server's pid to the file IKIGAI_TEST_MCP_STARTS names.
+func serveTest(mode string) {
+	if f := os.Getenv("IKIGAI_TEST_MCP_STARTS"); f != "" {
+		log, _ := os.OpenFile(f, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		fmt.Fprintln(log, os.Getpid())
+		log.Close()
+	}
+	fmt.Fprintln(os.Stderr, "test server starting")
+	switch mode {
+	case "hang":
+		select {}
+	case "exit":
+		fmt.Fprintln(os.Stderr, "bad configuration: no such repository")
+		os.Exit(1)
+	}
+	s := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+	type said struct {
+		Said string `json:"said"`
+		Pid  int    `json:"pid"`
+	}
+	type text struct {
+		Text string `json:"text"`
+	}
+	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Says it back",
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, Title: "Echo"}},
+		func(_ context.Context, _ *sdk.CallToolRequest, in text) (*sdk.CallToolResult, said, error) {
+			return nil, said{Said: in.Text, Pid: os.Getpid()}, nil
+		})
+	raw := func(name string, h sdk.ToolHandler) {
+		s.AddTool(&sdk.Tool{Name: name, Description: "test tool " + name, InputSchema: map[string]any{"type": "object"}}, h)
+	}
+	result := func(content ...string) *sdk.CallToolResult {
+		r := &sdk.CallToolResult{}
+		for _, c := range content {
+			r.Content = append(r.Content, &sdk.TextContent{Text: c})
+		}
+		return r
+	}
+	raw("lines", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		r := result("one", "two")
+		r.Content = append(r.Content, &sdk.ImageContent{Data: []byte("PNG"), MIMEType: "image/png"})
+		return r, nil
+	})
+	raw("fail", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		r := result("it went wrong")
+		r.IsError = true
+		return r, nil
+	})
+	raw("env", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return result(os.Getenv("TEST_VALUE")), nil
+	})
+	raw("crash", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		fmt.Fprintln(os.Stderr, "panic: dying on purpose")
+		os.Exit(3)
+		return nil, nil
+	})
+	raw("hang", func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		<-ctx.Done() // the client's cancellation arrives
+		return nil, ctx.Err()
+	})
+	raw("freeze", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		// The whole server stops answering. The stop can take a moment to
+		// reach every thread: this one must not answer meanwhile.
+		syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+		select {}
+	})
+	raw("garbage", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		os.Stdout.WriteString("this is not JSON-RPC\n")
+		time.Sleep(time.Hour)
+		return nil, nil
+	})
+	raw("big", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return result(strings.Repeat("x", 100<<10)), nil
+	})
+	raw("dotted.name", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return result("dot"), nil
+	})
+	raw(longTool, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return result("long"), nil
+	})
+	raw("x--echo", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return result("x"), nil
+	})
+	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
