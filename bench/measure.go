@@ -1,13 +1,16 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
+	"sync"
 	"time"
 )
 
@@ -66,39 +69,71 @@ func Compare(runs int, cmds ...Cmd) ([]Sample, error) {
 	return samples, nil
 }
 
+// spawner runs the commands for runOnce; see bench/spawn.
+var spawner struct {
+	mu  sync.Mutex
+	in  io.Writer
+	out *bufio.Scanner
+}
+
+// startSpawner starts bench/spawn, built at bin.
+func startSpawner(bin string) error {
+	cmd := exec.Command(bin)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	spawner.in, spawner.out = in, bufio.NewScanner(out)
+	spawner.out.Buffer(make([]byte, 1<<20), 64<<20)
+	return nil
+}
+
 func runOnce(c Cmd) (time.Duration, int64, []byte, error) {
-	// stdin and stdout are files, not pipes, so no copying goroutines run
-	// in this process while the command does.
-	stdin, err := os.Open(os.DevNull)
+	dir, err := os.MkdirTemp("", "bench-run-")
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	defer os.RemoveAll(dir)
+	stdin, stdout := os.DevNull, filepath.Join(dir, "stdout")
 	if c.Stdin != nil {
-		stdin, err = fileWith(c.Stdin)
-	}
-	if err != nil {
-		return 0, 0, nil, err
-	}
-	defer stdin.Close()
-	stdout, err := os.CreateTemp("", "bench-stdout-")
-	if err != nil {
-		return 0, 0, nil, err
-	}
-	defer os.Remove(stdout.Name())
-	defer stdout.Close()
-	var stderr bytes.Buffer
-	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
-	cmd.Dir = c.Dir
-	if c.Env != nil {
-		cmd.Env = append(cmd.Environ(), c.Env...)
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, &stderr
-	start := time.Now()
-	err = cmd.Run()
-	elapsed := time.Since(start)
-	if err != nil {
-		if _, isExit := err.(*exec.ExitError); !isExit || c.Check == nil {
-			return 0, 0, nil, fmt.Errorf("%s: %v: %s", c.Label, err, strings.TrimSpace(stderr.String()))
+		stdin = filepath.Join(dir, "stdin")
+		if err := os.WriteFile(stdin, c.Stdin, 0o644); err != nil {
+			return 0, 0, nil, err
 		}
 	}
-	out, err := os.ReadFile(stdout.Name())
+	req, err := json.Marshal(map[string]any{"argv": c.Argv, "dir": c.Dir, "env": append(os.Environ(), c.Env...), "stdin": stdin, "stdout": stdout})
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	var rep struct {
+		Nanos  int64  `json:"nanos"`
+		MaxRSS int64  `json:"maxrss_kib"`
+		Exit   int    `json:"exit"`
+		Error  string `json:"error"`
+		Stderr string `json:"stderr"`
+	}
+	spawner.mu.Lock()
+	_, err = spawner.in.Write(append(req, '\n'))
+	ok := err == nil && spawner.out.Scan()
+	spawner.mu.Unlock()
+	if !ok {
+		return 0, 0, nil, fmt.Errorf("%s: the spawner stopped: %v", c.Label, err)
+	}
+	if err := json.Unmarshal(spawner.out.Bytes(), &rep); err != nil {
+		return 0, 0, nil, err
+	}
+	if rep.Error != "" || rep.Exit != 0 && c.Check == nil {
+		return 0, 0, nil, fmt.Errorf("%s: exit %d %s: %s", c.Label, rep.Exit, rep.Error, strings.TrimSpace(rep.Stderr))
+	}
+	out, err := os.ReadFile(stdout)
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -107,26 +142,7 @@ func runOnce(c Cmd) (time.Duration, int64, []byte, error) {
 			return 0, 0, nil, fmt.Errorf("%s: wrong output: %v", c.Label, err)
 		}
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss
-	}
-	return elapsed, rss, out, nil
-}
-
-// fileWith returns a file holding data, positioned at its start.
-func fileWith(data []byte) (*os.File, error) {
-	f, err := os.CreateTemp("", "bench-stdin-")
-	if err != nil {
-		return nil, err
-	}
-	os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return nil, err
-	}
-	_, err = f.Seek(0, 0)
-	return f, err
+	return time.Duration(rep.Nanos), rep.MaxRSS, out, nil
 }
 
 // Table writes samples as a Markdown table, each with its ratio to the
