@@ -114,19 +114,24 @@ func benchDiscovery(b *bench) error {
 	return nil
 }
 
-// benchToolsCall times ikigai tools call next to running the same tool
-// directly and to the least a Go program in between can cost. It calls
-// file_read on a small file where the tree has it, else bash.
-func benchToolsCall(b *bench) error {
+// smallRead writes a small file and returns file_read's arguments for it:
+// the call the suites that compare ways of calling a tool make.
+func smallRead(b *bench) (string, error) {
 	file := filepath.Join(b.work, "small.txt")
 	if err := os.WriteFile(file, []byte("one\ntwo\nthree\n"), 0o644); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf(`{"file_path":%q}`, file), nil
+}
+
+// benchToolsCall times ikigai tools call next to running the same tool
+// directly and to the least a Go program in between can cost.
+func benchToolsCall(b *bench) error {
+	args, err := smallRead(b)
+	if err != nil {
 		return err
 	}
-	name, args := "file_read", fmt.Sprintf(`{"file_path":%q}`, file)
-	if _, err := os.Stat(b.Tool("file-read")); err != nil {
-		name, args = "bash", `{"command":"echo hello"}`
-	}
-	tool := b.Tool(strings.ReplaceAll(name, "_", "-"))
+	name, tool := "file_read", b.Tool("file-read")
 	floor, err := b.Build("./bench/startup/gocall")
 	if err != nil {
 		return err

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -17,23 +16,19 @@ func init() {
 // benchMCPServe times calls of one tool through a long-lived ikigai mcp
 // serve, driven by a client on the official MCP SDK, next to ikigai tools
 // call (a process per call) and to the tool run directly, interleaved by
-// that client. It calls file_read on a small file where the tree has it,
-// else bash.
+// that client.
 func benchMCPServe(b *bench) error {
-	file := filepath.Join(b.work, "small.txt")
-	if err := os.WriteFile(file, []byte("one\ntwo\nthree\n"), 0o644); err != nil {
+	args, err := smallRead(b)
+	if err != nil {
 		return err
 	}
-	name, args := "file_read", fmt.Sprintf(`{"file_path":%q}`, file)
-	if _, err := os.Stat(b.Tool("file-read")); err != nil {
-		name, args = "bash", `{"command":"echo hello"}`
-	}
+	name := "file_read"
 	client, err := b.Build("./bench/mcpclient")
 	if err != nil {
 		return err
 	}
 	home := filepath.Join(b.work, "home")
-	cmd := exec.Command(client, "-n", fmt.Sprint(b.Runs(300)), b.Ikigai(), b.Tool(strings.ReplaceAll(name, "_", "-")), name, args)
+	cmd := exec.Command(client, "-n", fmt.Sprint(b.Runs(300)), b.Ikigai(), b.Tool("file-read"), name, args)
 	cmd.Dir = b.work
 	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_STATE_HOME=", "IKIGAI_SYSTEM_CONFIG=/nonexistent")
 	out, err := cmd.Output()
