@@ -25,9 +25,13 @@ LDFLAGS    := -s -w \
 # a Markdown parser whose start-up every ikigai command would pay.
 # Static binaries: nothing to resolve at start-up (the dynamic loader costs a
 # tool call about half a millisecond), and nothing to depend on once
-# installed. (Tests keep cgo: the race detector needs it.)
-BUILD      := CGO_ENABLED=0 $(GO) build
-BUILDFLAGS := -trimpath -tags urfave_cli_no_docs -ldflags '$(LDFLAGS)'
+# installed. The tests that are not under the race detector (which needs cgo)
+# build the same way, and so do the end-to-end scripts' binaries
+# (script_test.go), so that one compilation of the dependencies serves all.
+STATIC     := CGO_ENABLED=0
+GOFLAGS_STATIC := -trimpath -tags urfave_cli_no_docs
+BUILD      := $(STATIC) $(GO) build
+BUILDFLAGS := $(GOFLAGS_STATIC) -ldflags '$(LDFLAGS)'
 
 TOOLS      := $(notdir $(wildcard cmd/*-tool))
 SKILLS     := $(notdir $(wildcard share/ikigai/skills/*.md))
@@ -55,9 +59,9 @@ vet:
 # the test cache cannot see, so they always run (-count=1).
 test:
 	$(GO) test -race ./internal/...
-	$(GO) test -count=1 $$($(GO) list ./... | grep -v /internal/)
-	cd toolsdk && $(GO) test ./...
-	cd examples/git-status-tool && $(GO) test ./...
+	$(STATIC) $(GO) test $(GOFLAGS_STATIC) -count=1 $$($(GO) list ./... | grep -v /internal/)
+	cd toolsdk && $(STATIC) $(GO) test $(GOFLAGS_STATIC) ./...
+	cd examples/git-status-tool && $(STATIC) $(GO) test $(GOFLAGS_STATIC) ./...
 
 install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/ikigai $(DESTDIR)$(SYSCONFDIR)/ikigai $(DESTDIR)$(DATADIR)/ikigai/skills

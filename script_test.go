@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,8 +82,10 @@ func build(dir string) error {
 		if err := os.MkdirAll(b.out, 0o755); err != nil {
 			return err
 		}
-		cmd := exec.Command("go", append([]string{"build", "-o", b.out}, b.pkgs...)...)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as the Makefile builds them
+		// As the Makefile builds them, so that make install in a script
+		// reuses the compiled packages.
+		cmd := exec.Command("go", append([]string{"build", "-trimpath", "-tags", "urfave_cli_no_docs", "-o", b.out}, b.pkgs...)...)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("go build %v: %v\n%s", b.pkgs, err, out)
 		}
@@ -156,8 +159,10 @@ func condition(cond string) (bool, error) {
 	return false, fmt.Errorf("unknown condition %q", cond)
 }
 
-// noproc PATTERN fails if a live process's command line contains PATTERN:
-// the check that a tool left nothing running.
+// noproc PATTERN fails if a live process started by this script (one whose
+// environment has the script's WORK) has PATTERN in its command line: the
+// check that a tool left nothing running. Scripts run in parallel, so the
+// environment tells this script's processes from the others'.
 func noproc(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: noproc PATTERN")
@@ -165,6 +170,7 @@ func noproc(ts *testscript.TestScript, neg bool, args []string) {
 	if runtime.GOOS != "linux" {
 		ts.Fatalf("noproc reads /proc")
 	}
+	mine := "WORK=" + ts.Getenv("WORK")
 	entries, err := os.ReadDir("/proc")
 	ts.Check(err)
 	for _, e := range entries {
@@ -177,9 +183,14 @@ func noproc(ts *testscript.TestScript, neg bool, args []string) {
 			continue
 		}
 		line := strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " ")
-		if strings.Contains(line, args[0]) {
-			ts.Fatalf("process %d is still running: %s", pid, line)
+		if !strings.Contains(line, args[0]) {
+			continue
 		}
+		environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		if err != nil || !slices.Contains(strings.Split(string(environ), "\x00"), mine) {
+			continue
+		}
+		ts.Fatalf("process %d is still running: %s", pid, line)
 	}
 }
 
