@@ -129,9 +129,9 @@ func TestDefaultMaxTokens(t *testing.T) {
 	}
 }
 
-// The SDK's own reading of the environment must not redirect requests or
-// swap keys: the Config decides.
-func TestIgnoresSDKEnvironment(t *testing.T) {
+// The environment does not redirect requests or swap keys: the Config
+// decides (package pick reads the environment).
+func TestIgnoresEnvironment(t *testing.T) {
 	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
 	t.Setenv("ANTHROPIC_API_KEY", "env-key")
 	t.Setenv("ANTHROPIC_AUTH_TOKEN", "env-token")

@@ -162,8 +162,8 @@ func TestOpenAIItself(t *testing.T) {
 	}
 }
 
-// A local server needs no key, and the SDK's reading of the environment
-// neither adds one nor moves the requests elsewhere.
+// A local server needs no key, and the environment neither adds one nor
+// moves the requests elsewhere: the Config decides.
 func TestNoKeyForOtherServers(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "env-key")
 	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
