@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -14,7 +15,12 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ikigai-tools/ikigai/internal/buildinfo"
 )
+
+// UserAgent names ikigai and its version in every request to a model API.
+var UserAgent = "ikigai/" + buildinfo.Version
 
 // An API describes one model API for the implementations in the
 // subpackages, so that their failures read alike: which API it is, where,
@@ -52,11 +58,12 @@ func (a API) keySteps(refused bool) []string {
 		"Or use another provider: --provider anthropic, openai or openai-compatible (see docs/providers.md)")
 }
 
-// Middleware turns every HTTP error status into an *Error and every
-// transport failure into a Network *Error. Its type is the one both SDKs'
-// option.WithMiddleware take.
-func (a API) Middleware(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
-	res, err := next(req)
+// Send sends req with do (an http.Client's Do) and returns the response
+// when its status is a success. Every HTTP error status becomes an *Error,
+// and every transport failure a Network *Error, so that both providers
+// classify failures alike.
+func (a API) Send(req *http.Request, do func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	res, err := do(req)
 	if err != nil {
 		if req.Context().Err() != nil {
 			return nil, err
@@ -69,6 +76,29 @@ func (a API) Middleware(req *http.Request, next func(*http.Request) (*http.Respo
 	body, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
 	res.Body.Close()
 	return nil, a.statusError(req.URL, res, body)
+}
+
+// Events sends req as Send does and returns the body of the response, which
+// must be an event stream. A response of another media type (a whole JSON
+// document, a proxy's HTML page) is a BadResponse that quotes it; one that
+// names no media type is read as a stream.
+func (a API) Events(req *http.Request, do func(*http.Request) (*http.Response, error)) (io.ReadCloser, error) {
+	req.Header.Set("Accept", "text/event-stream")
+	res, err := a.Send(req, do)
+	if err != nil {
+		return nil, err
+	}
+	ct := res.Header.Get("Content-Type")
+	if mt, _, _ := mime.ParseMediaType(ct); ct == "" || mt == "text/event-stream" {
+		return res.Body, nil
+	}
+	body, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+	res.Body.Close()
+	what := "the answer is " + ct + ", not an event stream"
+	if _, msg := apiMessage(body); msg != "" {
+		what += ": " + msg
+	}
+	return nil, a.Malformed(what)
 }
 
 func (a API) unreachable(u *url.URL, err error) *Error {

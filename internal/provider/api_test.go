@@ -13,11 +13,10 @@ import (
 
 var testAPI = API{Name: "test", BaseURL: "https://api.example.com", KeyEnv: "TEST_API_KEY", KeyURL: "https://example.com/keys"}
 
-// respond runs the middleware on a request answered with status, headers
-// and body.
+// respond sends a request answered with status, headers and body.
 func respond(status int, header http.Header, body string) (*http.Response, error) {
 	req, _ := http.NewRequest("POST", "https://api.example.com/v1/messages", nil)
-	return testAPI.Middleware(req, func(*http.Request) (*http.Response, error) {
+	return testAPI.Send(req, func(*http.Request) (*http.Response, error) {
 		return &http.Response{StatusCode: status, Header: header, Body: io.NopCloser(strings.NewReader(body))}, nil
 	})
 }
@@ -98,7 +97,7 @@ func TestUnreachable(t *testing.T) {
 		"https://[::1]:8443/v1/chat/completions": "cannot reach [::1]:8443 (https://[::1]:8443/v1/chat/completions): connection refused; is the server running?",
 	} {
 		req, _ := http.NewRequest("POST", url, nil)
-		_, err := testAPI.Middleware(req, func(*http.Request) (*http.Response, error) {
+		_, err := testAPI.Send(req, func(*http.Request) (*http.Response, error) {
 			return nil, errors.New("connection refused")
 		})
 		var e *Error
@@ -111,7 +110,7 @@ func TestUnreachable(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	req, _ := http.NewRequestWithContext(ctx, "POST", "http://127.0.0.1:9/", nil)
-	_, err := testAPI.Middleware(req, func(*http.Request) (*http.Response, error) { return nil, context.Canceled })
+	_, err := testAPI.Send(req, func(*http.Request) (*http.Response, error) { return nil, context.Canceled })
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("got %v, want context.Canceled", err)
 	}

@@ -7,8 +7,9 @@
 // authentication problem from a rate limit, an overloaded or failing
 // server, an unreachable host, a rejected request or a garbled answer.
 //
-// The implementations live in the subpackages anthropic and openai;
-// package pick chooses one from the user's settings and environment.
+// The implementations live in the subpackages anthropic and openai, on
+// net/http, and read their answers with package sse; package pick chooses
+// one from the user's settings and environment.
 package provider
 
 import (

@@ -1,30 +1,28 @@
 // Package anthropic is the provider for Anthropic's Messages API, streamed,
-// through the official SDK. Tools go out with their JSON Schema as
-// input_schema; a tool's result goes back as a tool_result block, with
-// is_error set when the tool failed.
+// on net/http. Tools go out with their JSON Schema as input_schema; a
+// tool's result goes back as a tool_result block, with is_error set when
+// the tool failed.
 package anthropic
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
 
-	sdk "github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
-	"github.com/anthropics/anthropic-sdk-go/packages/param"
-	"github.com/anthropics/anthropic-sdk-go/packages/ssestream"
-
 	"github.com/ikigai-tools/ikigai/internal/provider"
+	"github.com/ikigai-tools/ikigai/internal/provider/sse"
 )
 
 const (
 	// DefaultModel is the model used when none is configured.
-	DefaultModel = sdk.ModelClaudeSonnet5_5
+	DefaultModel = "claude-sonnet-5-5"
 	// DefaultMaxTokens bounds a response when the request does not; the
 	// API needs a bound, and this one leaves room for writing a file.
 	DefaultMaxTokens = 16384
@@ -32,6 +30,8 @@ const (
 	DefaultBaseURL = "https://api.anthropic.com"
 	// KeyEnv is the environment variable that holds the API key.
 	KeyEnv = "ANTHROPIC_API_KEY"
+	// version is the API version the requests and events below are of.
+	version = "2023-06-01"
 )
 
 // Config is what a Provider needs to reach the API.
@@ -44,7 +44,9 @@ type Config struct {
 
 // A Provider streams from the Messages API. It is safe for concurrent use.
 type Provider struct {
-	client sdk.Client
+	client *http.Client
+	url    string // where messages are posted
+	header http.Header
 	api    provider.API
 	retry  provider.Retry
 }
@@ -61,84 +63,142 @@ func New(c Config) (*Provider, error) {
 	if c.APIKey == "" && base == DefaultBaseURL {
 		return nil, api.MissingKey()
 	}
-	opts := []option.RequestOption{
-		// Credentials and base URL come from c, never from the SDK's own
-		// reading of the environment.
-		option.WithoutEnvironmentDefaults(),
-		option.WithBaseURL(base),
-		// Retries are provider.Retry's, the same for every provider.
-		option.WithMaxRetries(0),
-		option.WithMiddleware(api.Middleware),
+	header := http.Header{
+		"Anthropic-Version": {version},
+		"Content-Type":      {"application/json"},
+		"User-Agent":        {provider.UserAgent},
 	}
 	if c.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(c.APIKey))
+		header.Set("X-Api-Key", c.APIKey)
 	}
-	if c.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(c.HTTPClient))
-	}
-	return &Provider{client: sdk.NewClient(opts...), api: api, retry: c.Retry}, nil
+	return &Provider{
+		client: cmp.Or(c.HTTPClient, http.DefaultClient),
+		url:    base + "/v1/messages",
+		header: header,
+		api:    api,
+		retry:  c.Retry,
+	}, nil
 }
 
 // Stream implements provider.Provider.
 func (p *Provider) Stream(ctx context.Context, req provider.Request, on func(provider.Event)) (*provider.Response, error) {
-	params := params(req)
+	body, err := json.Marshal(newBody(req))
+	if err != nil {
+		// Only a tool's schema that is not JSON can get here.
+		return nil, &provider.Error{Provider: p.api.Name, Kind: provider.BadRequest, URL: p.url, Err: err,
+			Message: "the request cannot be encoded: " + err.Error()}
+	}
 	return p.retry.Do(ctx, on, func(on func(provider.Event)) (*provider.Response, error) {
-		return read(ctx, p.api, p.client.Messages.NewStreaming(ctx, params), on)
+		hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		hreq.Header = p.header.Clone()
+		stream, err := p.api.Events(hreq, p.client.Do)
+		if err != nil {
+			return nil, err
+		}
+		defer stream.Close()
+		return read(ctx, p.api, stream, on)
 	})
 }
 
-func params(req provider.Request) sdk.MessageNewParams {
-	p := sdk.MessageNewParams{
-		Model:     req.Model,
-		MaxTokens: int64(cmp.Or(req.MaxTokens, DefaultMaxTokens)),
+// request is the body of a Messages request. Its fields, and those of the
+// types below, are in the order the official SDK writes them.
+type request struct {
+	MaxTokens    int          `json:"max_tokens"`
+	Messages     []message    `json:"messages"`
+	Model        string       `json:"model"`
+	CacheControl cacheControl `json:"cache_control"`
+	System       []textBlock  `json:"system,omitempty"`
+	Tools        []tool       `json:"tools,omitempty"`
+	Stream       bool         `json:"stream"`
+}
+
+type cacheControl struct {
+	Type string `json:"type"`
+}
+
+type message struct {
+	Content []any  `json:"content,omitempty"` // textBlock, toolUseBlock, toolResultBlock
+	Role    string `json:"role"`
+}
+
+type textBlock struct {
+	Text string `json:"text"`
+	Type string `json:"type"`
+}
+
+type toolUseBlock struct {
+	ID    string          `json:"id"`
+	Input json.RawMessage `json:"input"`
+	Name  string          `json:"name"`
+	Type  string          `json:"type"`
+}
+
+type toolResultBlock struct {
+	ToolUseID string      `json:"tool_use_id"`
+	IsError   bool        `json:"is_error"`
+	Content   []textBlock `json:"content"`
+	Type      string      `json:"type"`
+}
+
+type tool struct {
+	InputSchema json.RawMessage `json:"input_schema"`
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+}
+
+func text(s string) textBlock { return textBlock{Text: s, Type: "text"} }
+
+func newBody(req provider.Request) request {
+	r := request{
+		MaxTokens: cmp.Or(req.MaxTokens, DefaultMaxTokens),
 		Messages:  messages(req.Messages),
+		Model:     req.Model,
 		// Each turn of an agent's conversation extends the last one, so
 		// caching up to the newest block makes every next turn cheaper.
-		CacheControl: sdk.NewCacheControlEphemeralParam(),
+		CacheControl: cacheControl{Type: "ephemeral"},
+		Stream:       true,
 	}
 	if req.System != "" {
-		p.System = []sdk.TextBlockParam{{Text: req.System}}
+		r.System = []textBlock{text(req.System)}
 	}
 	for _, t := range req.Tools {
-		tool := sdk.ToolParam{Name: t.Name}
-		if t.Description != "" {
-			tool.Description = sdk.String(t.Description)
-		}
+		// The schema goes out exactly as the tool wrote it.
 		schema := t.Parameters
 		if len(schema) == 0 {
 			schema = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
-		// The schema goes out exactly as the tool wrote it.
-		tool.InputSchema = param.Override[sdk.ToolInputSchemaParam](schema)
-		p.Tools = append(p.Tools, sdk.ToolUnionParam{OfTool: &tool})
+		r.Tools = append(r.Tools, tool{InputSchema: schema, Name: t.Name, Description: t.Description})
 	}
-	return p
+	return r
 }
 
-func messages(ms []provider.Message) []sdk.MessageParam {
-	out := make([]sdk.MessageParam, 0, len(ms))
+func messages(ms []provider.Message) []message {
+	out := make([]message, 0, len(ms))
 	for _, m := range ms {
-		var results, blocks []sdk.ContentBlockParamUnion
+		var results, blocks []any
 		for _, part := range m.Parts {
 			switch part := part.(type) {
 			case provider.Text:
 				// The API rejects empty text blocks.
 				if part != "" {
-					blocks = append(blocks, sdk.NewTextBlock(string(part)))
+					blocks = append(blocks, text(string(part)))
 				}
 			case provider.ToolCall:
-				blocks = append(blocks, sdk.NewToolUseBlock(part.ID, input(part.Arguments), part.Name))
+				blocks = append(blocks, toolUseBlock{ID: part.ID, Input: input(part.Arguments), Name: part.Name, Type: "tool_use"})
 			case provider.ToolResult:
-				results = append(results, sdk.NewToolResultBlock(part.CallID, part.Content, part.IsError))
+				results = append(results, toolResultBlock{ToolUseID: part.CallID, IsError: part.IsError,
+					Content: []textBlock{text(part.Content)}, Type: "tool_result"})
 			}
 		}
 		// The API wants a turn's tool results before anything else in it.
-		blocks = append(results, blocks...)
+		role := "user"
 		if m.Role == provider.Assistant {
-			out = append(out, sdk.NewAssistantMessage(blocks...))
-		} else {
-			out = append(out, sdk.NewUserMessage(blocks...))
+			role = "assistant"
 		}
+		out = append(out, message{Content: append(results, blocks...), Role: role})
 	}
 	return out
 }
@@ -154,27 +214,67 @@ func input(args json.RawMessage) json.RawMessage {
 	return args
 }
 
-// read turns the event stream into provider events and the response.
-func read(ctx context.Context, api provider.API, stream *ssestream.Stream[sdk.MessageStreamEventUnion], on func(provider.Event)) (*provider.Response, error) {
-	defer stream.Close()
+// An event is a stream event's data: a union of the fields of every event
+// type this package reads.
+type event struct {
+	Type  string `json:"type"`
+	Index int64  `json:"index"`
+	// message_start
+	Message struct {
+		Usage usage `json:"usage"`
+	} `json:"message"`
+	// content_block_start
+	ContentBlock struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	} `json:"content_block"`
+	// content_block_delta, message_delta
+	Delta struct {
+		Type        string `json:"type"`
+		Text        string `json:"text"`
+		PartialJSON string `json:"partial_json"`
+		StopReason  string `json:"stop_reason"`
+	} `json:"delta"`
+	// message_delta
+	Usage usage `json:"usage"`
+}
+
+type usage struct {
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+}
+
+// read turns the event stream body into provider events and the response.
+// Pings and events without data are skipped; an error event (by its name
+// or its type) ends the stream with the error it carries.
+func read(ctx context.Context, api provider.API, body io.Reader, on func(provider.Event)) (*provider.Response, error) {
+	stream := sse.NewReader(body)
 	a := assembler{api: api, on: on, open: map[int64]*block{}}
-	for stream.Next() {
-		if err := a.add(stream.Current()); err != nil {
+	for !a.stopped {
+		msg, err := stream.Next()
+		if errors.Is(err, io.EOF) {
+			return nil, api.Malformed("it ended before message_stop")
+		}
+		if err != nil {
+			return nil, api.Failure(ctx, err)
+		}
+		if msg.Type == "ping" || len(msg.Data) == 0 {
+			continue
+		}
+		var ev event
+		if err := json.Unmarshal(msg.Data, &ev); err != nil && msg.Type != "error" {
+			return nil, api.Malformed(fmt.Sprintf("%s event: %v", cmp.Or(msg.Type, "an"), err))
+		}
+		if msg.Type == "error" || ev.Type == "error" {
+			return nil, api.StreamError(msg.Data)
+		}
+		if err := a.add(ev); err != nil {
 			return nil, err
 		}
-		if a.stopped {
-			break
-		}
-	}
-	if err := stream.Err(); err != nil {
-		var serr *sdk.Error // an error event in the stream
-		if errors.As(err, &serr) && ctx.Err() == nil {
-			return nil, api.StreamError([]byte(serr.RawJSON()))
-		}
-		return nil, api.Failure(ctx, err)
-	}
-	if !a.stopped {
-		return nil, api.Malformed("it ended before message_stop")
 	}
 	return &a.res, nil
 }
@@ -201,7 +301,7 @@ func (a *assembler) emit(ev provider.Event) {
 	}
 }
 
-func (a *assembler) add(ev sdk.MessageStreamEventUnion) error {
+func (a *assembler) add(ev event) error {
 	if !a.started && ev.Type != "message_start" {
 		return a.api.Malformed(fmt.Sprintf("%q before message_start", ev.Type))
 	}
@@ -273,13 +373,13 @@ func (a *assembler) text(b *block, s string) {
 	}
 }
 
-func stopReason(r sdk.StopReason) provider.StopReason {
+func stopReason(r string) provider.StopReason {
 	switch r {
-	case sdk.StopReasonEndTurn, sdk.StopReasonStopSequence:
+	case "end_turn", "stop_sequence":
 		return provider.EndTurn
-	case sdk.StopReasonToolUse:
+	case "tool_use":
 		return provider.ToolUse
-	case sdk.StopReasonMaxTokens:
+	case "max_tokens":
 		return provider.MaxTokens
 	}
 	return provider.Other

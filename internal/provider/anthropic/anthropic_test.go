@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -129,9 +130,9 @@ func TestDefaultMaxTokens(t *testing.T) {
 	}
 }
 
-// The SDK's own reading of the environment must not redirect requests or
-// swap keys: the Config decides.
-func TestIgnoresSDKEnvironment(t *testing.T) {
+// The environment does not redirect requests or swap keys: the Config
+// decides (package pick reads the environment).
+func TestIgnoresEnvironment(t *testing.T) {
 	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
 	t.Setenv("ANTHROPIC_API_KEY", "env-key")
 	t.Setenv("ANTHROPIC_AUTH_TOKEN", "env-token")
@@ -191,6 +192,137 @@ func TestMalformedStream(t *testing.T) {
 			var e *provider.Error
 			if !errors.As(err, &e) || e.Kind != provider.BadResponse {
 				t.Errorf("got %v, want a bad response", err)
+			}
+		})
+	}
+}
+
+// The body is what the official SDK sent for the same request, byte for
+// byte: field order, omitted fields, escaping. The headers are the API's.
+func TestRequestBytes(t *testing.T) {
+	req := provider.Request{
+		Model: "m", System: "Be terse.", MaxTokens: 100,
+		Tools: []provider.Tool{{Name: "ls", Description: "List", Parameters: json.RawMessage(`{"type":"object","properties":{}}`)}},
+		Messages: []provider.Message{
+			provider.UserText("hi"),
+			{Role: provider.Assistant, Parts: []provider.Part{provider.Text("ok"), provider.ToolCall{ID: "a", Name: "ls", Arguments: json.RawMessage(`{}`)}}},
+			{Role: provider.User, Parts: []provider.Part{provider.ToolResult{CallID: "a", Content: "{}", IsError: true}}},
+		},
+	}
+	const want = `{"max_tokens":100,"messages":[{"content":[{"text":"hi","type":"text"}],"role":"user"},` +
+		`{"content":[{"text":"ok","type":"text"},{"id":"a","input":{},"name":"ls","type":"tool_use"}],"role":"assistant"},` +
+		`{"content":[{"tool_use_id":"a","is_error":true,"content":[{"text":"{}","type":"text"}],"type":"tool_result"}],"role":"user"}],` +
+		`"model":"m","cache_control":{"type":"ephemeral"},"system":[{"text":"Be terse.","type":"text"}],` +
+		`"tools":[{"input_schema":{"type":"object","properties":{}},"name":"ls","description":"List"}],"stream":true}`
+	srv := providertest.NewServer(providertest.Transcript{Replies: []providertest.Reply{{Text: "ok"}}})
+	defer srv.Close()
+	if _, err := connect(t, srv.URL, provider.Retry{}).Stream(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := srv.Requests()[0]
+	if string(got.Body) != want {
+		t.Errorf("body\n%s\nwant\n%s", got.Body, want)
+	}
+	for name, want := range map[string]string{
+		"X-Api-Key":         "test-key",
+		"Anthropic-Version": "2023-06-01",
+		"Content-Type":      "application/json",
+		"Accept":            "text/event-stream",
+		"User-Agent":        provider.UserAgent,
+	} {
+		if v := got.Header.Get(name); v != want {
+			t.Errorf("%s: %q, want %q", name, v, want)
+		}
+	}
+}
+
+// A stream in every shape the format allows reads as the same answer.
+func TestStreamShapes(t *testing.T) {
+	events := [][2]string{
+		{"message_start", `{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":5,"cache_read_input_tokens":3,"output_tokens":1}}}`},
+		{"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`},
+		{"ping", `{"type": "ping"}`},
+		{"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi, "}}`},
+		{"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"there."}}`},
+		{"content_block_stop", `{"type":"content_block_stop","index":0}`},
+		{"content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"bash","input":{}}}`},
+		{"content_block_delta", `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"command\": "}}`},
+		{"content_block_delta", `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\"ls\"}"}}`},
+		{"content_block_stop", `{"type":"content_block_stop","index":1}`},
+		{"message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9}}`},
+		{"message_stop", `{"type":"message_stop"}`},
+	}
+	render := func(format string, data func(string) string) string {
+		var b strings.Builder
+		for _, e := range events {
+			fmt.Fprintf(&b, format, e[0], data(e[1]))
+		}
+		return b.String()
+	}
+	same := func(s string) string { return s }
+	call := provider.ToolCall{ID: "toolu_1", Name: "bash", Arguments: json.RawMessage(`{"command": "ls"}`)}
+	for name, raw := range map[string]string{
+		"LF":                      render("event: %s\ndata: %s\n\n", same),
+		"CRLF":                    render("event: %s\r\ndata: %s\r\n\r\n", same),
+		"CR":                      render("event: %s\rdata: %s\r\r", same),
+		"no space after colons":   render("event:%s\ndata:%s\n\n", same),
+		"comments everywhere":     ": hello\n\n" + render(": keep-alive\nevent: %s\n: between\ndata: %s\n\n", same),
+		"data over several lines": render("event: %s\ndata: %s\n\n", func(s string) string { return strings.Replace(s, "{", "{\ndata: ", 1) }),
+		"junk after message_stop": render("event: %s\ndata: %s\n\n", same) + "event: nonsense\ndata: {oops\n\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := providertest.NewServer(providertest.Transcript{Replies: []providertest.Reply{{Raw: raw}}})
+			defer srv.Close()
+			var got []provider.Event
+			res, err := connect(t, srv.URL, provider.Retry{}).Stream(context.Background(),
+				provider.Request{Model: "m", Messages: []provider.Message{provider.UserText("hi")}}, func(ev provider.Event) { got = append(got, ev) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []provider.Event{
+				{Kind: provider.TextDelta, Text: "Hi, "},
+				{Kind: provider.TextDelta, Text: "there."},
+				{Kind: provider.ToolCallReady, ToolCall: call},
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("events (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(&provider.Response{
+				Message:    provider.Message{Role: provider.Assistant, Parts: []provider.Part{provider.Text("Hi, there."), call}},
+				StopReason: provider.ToolUse,
+				Usage:      provider.Usage{InputTokens: 8, OutputTokens: 9},
+			}, res); d != "" {
+				t.Errorf("response (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// An error event ends the stream with its error, whatever shape it has.
+func TestErrorEvents(t *testing.T) {
+	const start = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":1}}}\n\n"
+	for _, tc := range []struct {
+		name, raw string
+		kind      provider.Kind
+		message   string
+	}{
+		{"overloaded", start + "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n",
+			provider.Overloaded, "the response stream failed: overloaded_error: Overloaded"},
+		{"without an event name", start + "data: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"boom\"}}\n\n",
+			provider.Server, "the response stream failed: api_error: boom"},
+		{"data that is not JSON", start + "event: error\ndata: upstream went away\n\n",
+			provider.Server, "the response stream failed: error: upstream went away"},
+		{"before message_start", "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"slow\"}}\n\n",
+			provider.RateLimit, "the response stream failed: rate_limit_error: slow"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := providertest.NewServer(providertest.Transcript{Replies: []providertest.Reply{{Raw: tc.raw}}})
+			defer srv.Close()
+			_, err := connect(t, srv.URL, provider.Retry{Attempts: 1}).Stream(context.Background(),
+				provider.Request{Model: "m", Messages: []provider.Message{provider.UserText("hi")}}, nil)
+			var e *provider.Error
+			if !errors.As(err, &e) || e.Kind != tc.kind || e.Message != tc.message {
+				t.Errorf("got %v, want a %v error saying %q", err, tc.kind, tc.message)
 			}
 		})
 	}

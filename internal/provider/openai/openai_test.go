@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -162,8 +164,8 @@ func TestOpenAIItself(t *testing.T) {
 	}
 }
 
-// A local server needs no key, and the SDK's reading of the environment
-// neither adds one nor moves the requests elsewhere.
+// A local server needs no key, and the environment neither adds one nor
+// moves the requests elsewhere: the Config decides.
 func TestNoKeyForOtherServers(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "env-key")
 	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
@@ -272,5 +274,167 @@ func TestQuotaIsNotRetried(t *testing.T) {
 	var e *provider.Error
 	if !errors.As(err, &e) || e.Kind != provider.RateLimit || e.Type != "insufficient_quota" || len(reqs) != 1 {
 		t.Errorf("got %v after %d requests, want one rate-limit error", err, len(reqs))
+	}
+}
+
+// The body is what the official SDK sent for the same request, byte for
+// byte: field order, omitted fields, no escaping of <, > and &.
+func TestRequestBytes(t *testing.T) {
+	req := provider.Request{
+		Model: "m", System: "Be <terse>.", MaxTokens: 100,
+		Tools: []provider.Tool{{Name: "ls", Description: "List", Parameters: json.RawMessage(`{"type":"object","properties":{}}`)}},
+		Messages: []provider.Message{
+			provider.UserText("hi"),
+			{Role: provider.Assistant, Parts: []provider.Part{provider.Text("ok"), provider.ToolCall{ID: "a", Name: "ls", Arguments: json.RawMessage(`{}`)}}},
+			{Role: provider.User, Parts: []provider.Part{provider.ToolResult{CallID: "a", Content: "{}", IsError: true}}},
+		},
+	}
+	const want = `{"messages":[{"content":"Be <terse>.","role":"system"},{"content":"hi","role":"user"},` +
+		`{"content":"ok","tool_calls":[{"id":"a","function":{"arguments":"{}","name":"ls"},"type":"function"}],"role":"assistant"},` +
+		`{"content":"{}","tool_call_id":"a","role":"tool"}],"model":"m","max_tokens":100,"stream_options":{"include_usage":true},` +
+		`"tools":[{"function":{"name":"ls","description":"List","parameters":{"properties":{},"type":"object"}},"type":"function"}],"stream":true}`
+	_, _, reqs, err := stream(t, withKey(t), req, providertest.Reply{Text: "ok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(reqs[0].Body) != want {
+		t.Errorf("body\n%s\nwant\n%s", reqs[0].Body, want)
+	}
+	for name, want := range map[string]string{
+		"Authorization": "Bearer test-key",
+		"Content-Type":  "application/json",
+		"Accept":        "text/event-stream",
+		"User-Agent":    provider.UserAgent,
+	} {
+		if v := reqs[0].Header.Get(name); v != want {
+			t.Errorf("%s: %q, want %q", name, v, want)
+		}
+	}
+}
+
+// A stream in every shape the format allows, and that compatible servers
+// send, reads as the same answer.
+func TestStreamShapes(t *testing.T) {
+	chunks := []string{
+		`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`,
+		`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi, "},"finish_reason":null}]}`,
+		`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"there."},"finish_reason":null}]}`,
+		`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"bash","arguments":""}}]},"finish_reason":null}]}`,
+		`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"command\": "}}]},"finish_reason":null}]}`,
+		`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"ls\"}"}}]},"finish_reason":null}]}`,
+		`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`,
+		`{"id":"c","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":8,"completion_tokens":9,"total_tokens":17}}`,
+		`[DONE]`,
+	}
+	render := func(format string, data func(string) string) string {
+		var b strings.Builder
+		for _, c := range chunks {
+			b.WriteString(strings.ReplaceAll(format, "%s", data(c)))
+		}
+		return b.String()
+	}
+	same := func(s string) string { return s }
+	call := provider.ToolCall{ID: "call_1", Name: "bash", Arguments: json.RawMessage(`{"command": "ls"}`)}
+	for name, raw := range map[string]string{
+		"LF":                      render("data: %s\n\n", same),
+		"CRLF":                    render("data: %s\r\n\r\n", same),
+		"CR":                      render("data: %s\r\r", same),
+		"no space after colons":   render("data:%s\n\n", same),
+		"comments everywhere":     ": OPENROUTER PROCESSING\n\n" + render(": keep-alive\ndata: %s\n\n", same),
+		"data over several lines": render("data: %s\n\n", func(s string) string { return strings.Replace(s, "{", "{\ndata: ", 1) }),
+		"named events":            render("event: chunk\ndata: %s\n\n", same),
+		"a null error":            render("data: %s\n\n", func(s string) string { return strings.Replace(s, `{"id":"c",`, `{"error":null,"id":"c",`, 1) }),
+		"no [DONE]":               strings.TrimSuffix(render("data: %s\n\n", same), "data: [DONE]\n\n"),
+		"junk after [DONE]":       render("data: %s\n\n", same) + "data: {oops\n\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			res, events, _, err := stream(t, withKey(t), hello, providertest.Reply{Raw: raw})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []provider.Event{
+				{Kind: provider.TextDelta, Text: "Hi, "},
+				{Kind: provider.TextDelta, Text: "there."},
+				{Kind: provider.ToolCallReady, ToolCall: call},
+			}
+			if d := cmp.Diff(want, events); d != "" {
+				t.Errorf("events (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(&provider.Response{
+				Message:    provider.Message{Role: provider.Assistant, Parts: []provider.Part{provider.Text("Hi, there."), call}},
+				StopReason: provider.ToolUse,
+				Usage:      provider.Usage{InputTokens: 8, OutputTokens: 9},
+			}, res); d != "" {
+				t.Errorf("response (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// A chunk that carries an error ends the stream with it.
+func TestErrorChunks(t *testing.T) {
+	const text = `data: {"choices":[{"index":0,"delta":{"content":"Half"}}]}` + "\n\n"
+	for _, tc := range []struct {
+		name, raw string
+		kind      provider.Kind
+		message   string
+	}{
+		{"OpenAI's", text + `data: {"error":{"message":"The server had an error","type":"server_error"}}` + "\n\n",
+			provider.Server, "the response stream failed: server_error: The server had an error"},
+		{"a code", `data: {"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}` + "\n\n",
+			provider.RateLimit, "the response stream failed: rate_limit_exceeded: Rate limit reached"},
+		{"a string", text + `data: {"error":"upstream timed out"}` + "\n\n",
+			provider.Server, "the response stream failed: error: upstream timed out"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := func(root string) provider.Provider { return connect(t, root, provider.Retry{Attempts: 1}) }
+			_, _, _, err := stream(t, p, hello, providertest.Reply{Raw: tc.raw})
+			var e *provider.Error
+			if !errors.As(err, &e) || e.Kind != tc.kind || e.Message != tc.message {
+				t.Errorf("got %v, want a %v error saying %q", err, tc.kind, tc.message)
+			}
+		})
+	}
+}
+
+func TestModels(t *testing.T) {
+	srv := providertest.NewServer(providertest.Transcript{Models: []string{"qwen3:8b", "llama3.2"}})
+	defer srv.Close()
+	p, err := openai.New(openai.Config{APIKey: "test-key", BaseURL: srv.OpenAIURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	models, err := p.Models(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := srv.Requests()[0]
+	if d := cmp.Diff([]string{"qwen3:8b", "llama3.2"}, models); d != "" {
+		t.Errorf("models (-want +got):\n%s", d)
+	}
+	if got.Method != "GET" || got.Path != "/v1/models" || got.Header.Get("Authorization") != "Bearer test-key" || got.Header.Get("Accept") != "application/json" {
+		t.Errorf("%s %s with headers %v", got.Method, got.Path, got.Header)
+	}
+
+	for _, tc := range []struct {
+		status int
+		body   string
+		kind   provider.Kind
+	}{
+		{200, "<html>It works!</html>", provider.BadResponse},
+		{200, `{"data":[{"id":`, provider.BadResponse},
+		{404, `404 page not found`, provider.BadRequest},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(tc.status)
+			io.WriteString(w, tc.body)
+		}))
+		p, _ := openai.New(openai.Config{BaseURL: srv.URL + "/v1"})
+		_, err := p.Models(context.Background())
+		srv.Close()
+		var e *provider.Error
+		if !errors.As(err, &e) || e.Kind != tc.kind {
+			t.Errorf("%d %s: got %v, want a %v error", tc.status, tc.body, err, tc.kind)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ikigai-tools/ikigai/internal/provider"
+	"github.com/ikigai-tools/ikigai/internal/provider/sse"
 )
 
 // Connect returns a provider that sends its requests to the server at
@@ -226,6 +227,35 @@ func TestProvider(t *testing.T, connect Connect) {
 		e := kind(t, err, provider.BadRequest)
 		if !strings.Contains(e.Message, "max_tokens: 99999999 is too many") {
 			t.Errorf("got %q, want the API's message", e.Message)
+		}
+	})
+
+	t.Run("an error page that is not JSON", func(t *testing.T) {
+		page := "<html>\n<head><title>502 Bad Gateway</title></head>\n<body>nginx</body>\n</html>\n"
+		_, _, _, err := stream(t, provider.Retry{Attempts: 1}, hello,
+			Reply{Status: 502, Raw: page, Headers: map[string]string{"Content-Type": "text/html"}})
+		e := kind(t, err, provider.Server)
+		if e.Status != 502 || !strings.Contains(e.Message, "<title>502 Bad Gateway</title>") || strings.Contains(e.Message, "\n") {
+			t.Errorf("got %q, want the page on one line", e.Message)
+		}
+	})
+
+	t.Run("a success that is not an event stream", func(t *testing.T) {
+		for body, want := range map[string]string{
+			`{"id":"x","choices":[{"index":0,"message":{"content":"hi"}}]}`: "malformed response: the answer is application/json, not an event stream",
+			`{"error":{"message":"the gateway has no route"}}`:              "malformed response: the answer is application/json, not an event stream: the gateway has no route",
+		} {
+			_, _, _, err := stream(t, fast, hello, Reply{Raw: body, Headers: map[string]string{"Content-Type": "application/json"}})
+			if e := kind(t, err, provider.BadResponse); e.Message != want {
+				t.Errorf("got %q, want %q", e.Message, want)
+			}
+		}
+	})
+
+	t.Run("a line longer than the limit", func(t *testing.T) {
+		_, _, _, err := stream(t, fast, hello, Reply{Raw: "data: " + strings.Repeat("x", sse.MaxLine) + "\n\n"})
+		if e := kind(t, err, provider.BadResponse); !strings.Contains(e.Message, "longer than 16 MiB") {
+			t.Errorf("got %q, want the limit named", e.Message)
 		}
 	})
 

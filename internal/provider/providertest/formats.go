@@ -92,7 +92,7 @@ func (anthropic) fail(w http.ResponseWriter, status int, typ, msg string) {
 	writeJSON(w, status, obj{"type": "error", "error": obj{"type": typ, "message": cmp.Or(msg, http.StatusText(status))}})
 }
 
-func (anthropic) stream(w *sse, r Reply, calls []Call, model string, _ bool) {
+func (anthropic) stream(w *eventWriter, r Reply, calls []Call, model string, _ bool) {
 	u := r.usage()
 	w.event("message_start", obj{"type": "message_start", "message": obj{
 		"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
@@ -210,7 +210,7 @@ func nilIfEmpty(s string) any {
 	return s
 }
 
-func (openai) stream(w *sse, r Reply, calls []Call, model string, withUsage bool) {
+func (openai) stream(w *eventWriter, r Reply, calls []Call, model string, withUsage bool) {
 	chunk := func(delta obj, finish any) obj {
 		return obj{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": model,
 			"choices": []obj{{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}}}

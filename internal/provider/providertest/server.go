@@ -2,6 +2,7 @@ package providertest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -95,7 +96,7 @@ type format interface {
 	fail(w http.ResponseWriter, status int, typ, msg string)
 	// stream writes a reply as an event stream: its text and tool calls,
 	// then its end, or an error event (StreamError), or nothing (Hang).
-	stream(w *sse, r Reply, calls []Call, model string, withUsage bool)
+	stream(w *eventWriter, r Reply, calls []Call, model string, withUsage bool)
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -141,17 +142,20 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if !s.wait(r, time.Duration(reply.DelayMS)*time.Millisecond) {
 		return
 	}
+	if reply.Raw != "" {
+		w.Header().Set("Content-Type", "text/event-stream")
+	}
 	for k, v := range reply.Headers {
 		w.Header().Set(k, v)
 	}
 	switch {
+	case reply.Raw != "":
+		w.WriteHeader(cmp.Or(reply.Status, http.StatusOK))
+		io.WriteString(w, reply.Raw)
 	case reply.Status != 0:
 		f.fail(w, reply.Status, reply.ErrorType, reply.Error)
-	case reply.Raw != "":
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, reply.Raw)
 	default:
-		stream := newSSE(w)
+		stream := newEventWriter(w)
 		f.stream(stream, reply, calls, req.Model, req.StreamOptions.IncludeUsage)
 		if reply.Hang {
 			s.wait(r, -1)
@@ -240,20 +244,20 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
-// sse writes server-sent events, flushing each as it goes.
-type sse struct {
+// An eventWriter writes server-sent events, flushing each as it goes.
+type eventWriter struct {
 	w http.ResponseWriter
 }
 
-func newSSE(w http.ResponseWriter) *sse {
+func newEventWriter(w http.ResponseWriter) *eventWriter {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	return &sse{w}
+	return &eventWriter{w}
 }
 
 // event writes one event; an empty name writes a data-only event.
-func (e *sse) event(name string, data any) {
+func (e *eventWriter) event(name string, data any) {
 	var b bytes.Buffer
 	if name != "" {
 		fmt.Fprintf(&b, "event: %s\n", name)

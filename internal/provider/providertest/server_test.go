@@ -26,12 +26,13 @@ func TestParseTranscript(t *testing.T) {
 	good := `{"models":["m"],"replies":[
 		{"text":"hi","tool_calls":[{"id":"a","name":"bash","arguments":{"command":"ls"}}],"stop":"tool_use","usage":{"input_tokens":1,"output_tokens":2}},
 		{"status":429,"error":"slow","error_type":"rate_limit_error","headers":{"retry-after":"1"}},
-		{"text":"x","stream_error":"overloaded_error"},{"text":"x","hang":true},{"raw":"data: [DONE]\n\n","delay_ms":5}]}`
+		{"text":"x","stream_error":"overloaded_error"},{"text":"x","hang":true},{"raw":"data: [DONE]\n\n","delay_ms":5},
+		{"status":502,"raw":"<html>","headers":{"content-type":"text/html"}}]}`
 	tr, err := ParseTranscript([]byte(good))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tr.Replies) != 5 || string(tr.Replies[0].ToolCalls[0].Arguments) != `{"command":"ls"}` || tr.Replies[1].Headers["retry-after"] != "1" {
+	if len(tr.Replies) != 6 || string(tr.Replies[0].ToolCalls[0].Arguments) != `{"command":"ls"}` || tr.Replies[1].Headers["retry-after"] != "1" {
 		t.Errorf("parsed %+v", tr)
 	}
 	for bad, want := range map[string]string{
@@ -39,6 +40,7 @@ func TestParseTranscript(t *testing.T) {
 		`{"replies":[{"status":200}]}`:                       "reply 1: status 200 is not an HTTP error status",
 		`{"replies":[{"status":500,"text":"x"}]}`:            "reply 1: an error status goes with",
 		`{"replies":[{"raw":"x","text":"y"}]}`:               "reply 1: raw goes with",
+		`{"replies":[{"raw":"x","error":"y"}]}`:              "reply 1: raw goes with",
 		`{"replies":[{},{"tool_calls":[{"arguments":{}}]}]}`: "reply 2: tool call 1 has no name",
 		`{"replies":[{"delay_ms":-1}]}`:                      "delay_ms is negative",
 		`{"replies":[]} {}`:                                  "more than one JSON value",
@@ -114,6 +116,35 @@ func TestRoutes(t *testing.T) {
 	}
 	if status, body := post(t, srv.URL+"/v2/complete", "{}"); status != 404 || !strings.Contains(body, "no route POST /v2/complete") {
 		t.Errorf("unknown route: %d %s", status, body)
+	}
+}
+
+// A raw reply is sent as it is: an event stream by default, or any status
+// and media type the reply says.
+func TestRawReplies(t *testing.T) {
+	srv := NewServer(Transcript{Replies: []Reply{
+		{Raw: "data: x\n\n"},
+		{Status: 502, Raw: "<html>Bad Gateway</html>", Headers: map[string]string{"Content-Type": "text/html"}},
+	}})
+	defer srv.Close()
+	for _, want := range []struct {
+		status      int
+		contentType string
+		body        string
+	}{
+		{200, "text/event-stream", "data: x\n\n"},
+		{502, "text/html", "<html>Bad Gateway</html>"},
+	} {
+		res, err := http.Post(srv.URL+"/v1/chat/completions", "application/json",
+			strings.NewReader(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != want.status || res.Header.Get("Content-Type") != want.contentType || string(body) != want.body {
+			t.Errorf("got %d %s %q, want %d %s %q", res.StatusCode, res.Header.Get("Content-Type"), body, want.status, want.contentType, want.body)
+		}
 	}
 }
 

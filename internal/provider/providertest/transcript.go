@@ -42,7 +42,9 @@
 //	    {"status": 429, "error_type": "insufficient_quota"}, // the API's error type or code
 //	    {"text": "partial", "stream_error": "overloaded_error"}, // an error event after the content
 //	    {"text": "partial", "hang": true},  // the stream stays open until the client leaves
-//	    {"raw": "event: nonsense\n\n"},     // a response body sent as it is
+//	    {"raw": "event: nonsense\n\n"},     // a response body sent as it is, as an event stream
+//	    {"status": 502, "raw": "<html>Bad Gateway</html>",  // any status and body: a proxy's page,
+//	     "headers": {"content-type": "text/html"}},          // a JSON document where a stream belongs
 //	    {"delay_ms": 200, "text": "late"}   // a wait before the response starts
 //	  ]
 //	}
@@ -79,7 +81,8 @@ type Transcript struct {
 }
 
 // A Reply is the answer to one message request: a streamed message, an
-// HTTP error (Status), or a raw body (Raw). See the package documentation.
+// HTTP error (Status), or a raw body (Raw, with Status when it is one). See
+// the package documentation.
 type Reply struct {
 	Text      string `json:"text,omitempty"`
 	ToolCalls []Call `json:"tool_calls,omitempty"`
@@ -146,10 +149,10 @@ func (r Reply) check() error {
 	switch {
 	case r.Status != 0 && (r.Status < 400 || r.Status > 599):
 		return fmt.Errorf("status %d is not an HTTP error status", r.Status)
-	case r.Status != 0 && (r.Text != "" || len(r.ToolCalls) > 0 || r.Raw != "" || r.StreamError != "" || r.Hang):
-		return fmt.Errorf("an error status goes with error, error_type and headers only")
-	case r.Raw != "" && (r.Text != "" || len(r.ToolCalls) > 0 || r.StreamError != "" || r.Hang):
-		return fmt.Errorf("raw goes with headers and delay_ms only")
+	case r.Status != 0 && (r.Text != "" || len(r.ToolCalls) > 0 || r.StreamError != "" || r.Hang):
+		return fmt.Errorf("an error status goes with error, error_type, headers and raw only")
+	case r.Raw != "" && (r.Text != "" || len(r.ToolCalls) > 0 || r.StreamError != "" || r.Hang || r.Error != "" || r.ErrorType != ""):
+		return fmt.Errorf("raw goes with status, headers and delay_ms only")
 	case r.DelayMS < 0:
 		return fmt.Errorf("delay_ms is negative")
 	}
