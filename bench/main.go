@@ -70,6 +70,7 @@ func run(out, filter string, scale float64) error {
 	if err := startSpawner(spawn); err != nil {
 		return err
 	}
+	defer stopSpawner()
 
 	var doc bytes.Buffer
 	fmt.Fprintf(&doc, "# Benchmark results\n\n")

@@ -72,7 +72,8 @@ func Compare(runs int, cmds ...Cmd) ([]Sample, error) {
 // spawner runs the commands for runOnce; see bench/spawn.
 var spawner struct {
 	mu  sync.Mutex
-	in  io.Writer
+	cmd *exec.Cmd
+	in  io.WriteCloser
 	out *bufio.Scanner
 }
 
@@ -91,9 +92,15 @@ func startSpawner(bin string) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	spawner.in, spawner.out = in, bufio.NewScanner(out)
+	spawner.cmd, spawner.in, spawner.out = cmd, in, bufio.NewScanner(out)
 	spawner.out.Buffer(make([]byte, 1<<20), 64<<20)
 	return nil
+}
+
+// stopSpawner ends the spawner: it exits when its stdin closes.
+func stopSpawner() {
+	spawner.in.Close()
+	spawner.cmd.Wait()
 }
 
 func runOnce(c Cmd) (time.Duration, int64, []byte, error) {
