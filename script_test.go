@@ -140,6 +140,7 @@ func TestScripts(t *testing.T) {
 			"waitfile":     waitfile,
 			"fakeprovider": fakeProvider,
 			"jsonget":      jsonget,
+			"unprivileged": unprivileged,
 		},
 		RequireExplicitExec: true,
 	})
@@ -340,4 +341,25 @@ func jsonget(ts *testscript.TestScript, neg bool, args []string) {
 	b, err := json.Marshal(v)
 	ts.Check(err)
 	fmt.Fprintln(ts.Stdout(), string(b))
+}
+
+// unprivileged CMD ARGS... runs a command as a user without privileges, for
+// the checks of what such a user may not do: as root, through setpriv as
+// nobody; as anyone else, as that user, who is unprivileged already.
+// Files the check denies must be denied to their owner too (mode 0000,
+// 0555 for a directory), since the script's own user owns them.
+func unprivileged(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 0 {
+		ts.Fatalf("usage: unprivileged CMD [ARGS...]")
+	}
+	if os.Geteuid() == 0 {
+		args = append([]string{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"}, args...)
+	}
+	err := ts.Exec(args[0], args[1:]...)
+	switch {
+	case err != nil && !neg:
+		ts.Fatalf("unexpected failure: %v", err)
+	case err == nil && neg:
+		ts.Fatalf("unexpected success")
+	}
 }
