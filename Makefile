@@ -1,7 +1,7 @@
 # ikigai: build, test, install.
 #
 #   make                      build bin/ikigai and libexec/ikigai/*-tool
-#   make check                go vet, gofmt and every test of every module
+#   make check                go vet, gofmt, staticcheck and every test of every module
 #   make install PREFIX=...   install (DESTDIR honoured); make uninstall reverses it
 #   make bench                benchmarks side by side with peer tools, into bench/RESULTS.md
 #   make clean
@@ -11,7 +11,8 @@ BINDIR     ?= $(PREFIX)/bin
 LIBEXECDIR ?= $(PREFIX)/libexec
 SYSCONFDIR ?= $(PREFIX)/etc
 DATADIR    ?= $(PREFIX)/share
-VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# The release in VERSION, and the commit when built from a git checkout.
+VERSION    ?= $(shell cat VERSION 2>/dev/null || echo dev)$(shell git rev-parse --short HEAD 2>/dev/null | sed 's/^/+/')
 
 GO         ?= go
 PKG        := github.com/ikigai-tools/ikigai
@@ -35,6 +36,8 @@ BUILDFLAGS := $(GOFLAGS_STATIC) -ldflags '$(LDFLAGS)'
 
 TOOLS      := $(notdir $(wildcard cmd/*-tool))
 SKILLS     := $(notdir $(wildcard share/ikigai/skills/*.md))
+# toolsdk's source, installed so that a Go tool builds against it offline.
+TOOLSDK    := $(shell cd toolsdk && find . -type f \( -name go.mod -o -name LICENSE -o \( -name '*.go' ! -name '*_test.go' \) \) ! -path '*/testdata/*' | sort)
 MODULES    := . toolsdk examples/git-status-tool
 
 .PHONY: all build check vet test install uninstall bench clean
@@ -53,6 +56,8 @@ vet:
 	@unformatted=$$(gofmt -l .); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	@for m in $(MODULES); do echo "go vet ($$m)"; (cd $$m && $(GO) vet ./...) || exit 1; done
+	@echo "staticcheck"
+	@$(GO) tool staticcheck ./... $(patsubst %,./%/...,$(filter-out .,$(MODULES)))
 
 # The agent's own packages run under the race detector. The end-to-end
 # scripts (in the root package) build the real binaries with go build, which
@@ -68,6 +73,7 @@ install: build
 	install -m 755 bin/ikigai $(DESTDIR)$(BINDIR)/ikigai
 	install -m 755 $(addprefix libexec/ikigai/,$(TOOLS)) $(DESTDIR)$(LIBEXECDIR)/ikigai/
 	install -m 644 $(addprefix share/ikigai/skills/,$(SKILLS)) $(DESTDIR)$(DATADIR)/ikigai/skills/
+	@for f in $(TOOLSDK); do install -D -m 644 toolsdk/$$f $(DESTDIR)$(DATADIR)/ikigai/toolsdk/$$f || exit 1; done
 	@# An administrator's edited configuration is never overwritten.
 	test -e $(DESTDIR)$(SYSCONFDIR)/ikigai/config.json || \
 		install -m 644 etc/config.json $(DESTDIR)$(SYSCONFDIR)/ikigai/config.json
@@ -75,14 +81,18 @@ install: build
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ikigai $(addprefix $(DESTDIR)$(LIBEXECDIR)/ikigai/,$(TOOLS))
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/ikigai/skills/,$(SKILLS))
+	rm -rf $(DESTDIR)$(DATADIR)/ikigai/toolsdk
 	@# The configuration goes only if nobody changed it.
-	if cmp -s etc/config.json $(DESTDIR)$(SYSCONFDIR)/ikigai/config.json; then \
+	@if cmp -s etc/config.json $(DESTDIR)$(SYSCONFDIR)/ikigai/config.json; then \
 		rm -f $(DESTDIR)$(SYSCONFDIR)/ikigai/config.json; \
 	elif [ -e $(DESTDIR)$(SYSCONFDIR)/ikigai/config.json ]; then \
-		echo "kept $(DESTDIR)$(SYSCONFDIR)/ikigai/config.json: it was changed after installation"; \
+		echo "kept edited config $(DESTDIR)$(SYSCONFDIR)/ikigai/config.json"; \
 	fi
-	-rmdir $(DESTDIR)$(LIBEXECDIR)/ikigai $(DESTDIR)$(SYSCONFDIR)/ikigai \
-		$(DESTDIR)$(DATADIR)/ikigai/skills $(DESTDIR)$(DATADIR)/ikigai 2>/dev/null
+	@# Directories go when empty; one holding a kept config stays.
+	@for d in $(DESTDIR)$(LIBEXECDIR)/ikigai $(DESTDIR)$(SYSCONFDIR)/ikigai \
+		$(DESTDIR)$(DATADIR)/ikigai/skills $(DESTDIR)$(DATADIR)/ikigai; do \
+		rmdir $$d 2>/dev/null || true; \
+	done
 
 bench: build
 	$(GO) run ./bench -o bench/RESULTS.md

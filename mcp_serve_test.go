@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,7 +120,7 @@ func TestMCPServe(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	want := []string{"bash", "crash", "fail", "file_edit", "file_read", "file_write", "glob", "greet", "grep", "slow", "wait"}
+	want := []string{"agent", "bash", "crash", "fail", "file_edit", "file_read", "file_write", "glob", "greet", "grep", "job", "skill", "slow", "tool_search", "wait", "web_fetch", "web_search"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Fatalf("tools (-want +got):\n%s", diff)
 	}
@@ -178,6 +179,12 @@ func TestMCPServe(t *testing.T) {
 	res = call(ctx, "slow")
 	if text(res) != `{"tool_success":false,"error":"Tool 'slow' timed out after 500ms","error_code":"TOOL_TIMEOUT"}` || !res.IsError {
 		t.Errorf("slow: %s, %v", text(res), res.IsError)
+	}
+
+	// Arguments the tool rejects: an isError result saying which one.
+	res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "file_read", Arguments: map[string]any{"path": "x"}})
+	if err != nil || text(res) != `{"tool_success":false,"error":"file-read-tool: missing or invalid file_path field","error_code":"INVALID_PARAMS"}` || !res.IsError {
+		t.Errorf("file_read without file_path: %v, %v", err, res)
 	}
 
 	// Cancelling the call stops the tool.
@@ -255,7 +262,7 @@ func TestMCPServe(t *testing.T) {
 	}
 	wantCalls := []string{
 		"greet user ok ", "fail user error AUTH_FAILED", "crash user failed TOOL_CRASHED",
-		"slow user failed TOOL_TIMEOUT", "wait user failed TOOL_CANCELLED",
+		"slow user failed TOOL_TIMEOUT", "file_read system failed INVALID_PARAMS", "wait user failed TOOL_CANCELLED",
 	}
 	if diff := cmp.Diff(wantCalls, calls); diff != "" {
 		t.Errorf("log (-want +got):\n%s\n%s", diff, log)
@@ -290,4 +297,49 @@ func rawTools(t *testing.T, wire string) map[string]json.RawMessage {
 	}
 	t.Fatalf("no tools/list response in:\n%s", wire)
 	return nil
+}
+
+// ikigai mcp serve answers a malformed line with JSON-RPC's error and
+// carries on serving, as a real process, until the client closes stdin.
+func TestMCPServeMalformedLines(t *testing.T) {
+	root := t.TempDir()
+	cmd := exec.Command(filepath.Join(layout, "bin", "ikigai"), "mcp", "serve")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(root, "home"), "XDG_STATE_HOME=", "IKIGAI_LIBEXEC_DIR="+filepath.Join(layout, "libexec", "ikigai"),
+		"IKIGAI_SYSTEM_CONFIG=/nonexistent", "IKIGAI_SCHEMA_TIMEOUT_SECONDS=10")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewReader(stdout)
+	exchange := func(send string) string {
+		t.Helper()
+		if _, err := io.WriteString(stdin, send+"\n"); err != nil {
+			t.Fatalf("ikigai mcp serve stopped reading: %v", err)
+		}
+		got, err := lines.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no answer to %s: %v", send, err)
+		}
+		return strings.TrimSuffix(got, "\n")
+	}
+	if got := exchange(`this is not json`); got != `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the message is not JSON"}}` {
+		t.Errorf("not JSON: %s", got)
+	}
+	if got := exchange(`{"foo":1}`); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,`) {
+		t.Errorf("not JSON-RPC: %s", got)
+	}
+	if got := exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":1,"result":{`) {
+		t.Errorf("initialize: %s", got)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	if got := exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); !strings.Contains(got, `"name":"bash"`) {
+		t.Errorf("tools/list: %.200s", got)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("ikigai mcp serve: %v", err)
+	}
 }

@@ -2,8 +2,11 @@ package ikigai_test
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,7 +32,14 @@ var layout string
 // without the network.
 var goEnv []string
 
+// update rewrites the scripts' expected output from what the commands
+// printed (go test -run TestScripts -update), to be read in the diff.
+var update = flag.Bool("update", false, "update the scripts' expected files from what the commands printed")
+
 func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) == "nolandlock" {
+		os.Exit(noLandlock(os.Args[1:]))
+	}
 	os.Exit(run(m))
 }
 
@@ -50,6 +60,10 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	if err := linkNoLandlock(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	layout = dir
 	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
 	if err != nil {
@@ -66,6 +80,15 @@ func run(m *testing.M) int {
 // the machine shows in a test.
 func build(dir string) error {
 	if err := os.MkdirAll(filepath.Join(dir, "share", "ikigai", "skills"), 0o755); err != nil {
+		return err
+	}
+	// toolsdk's source, where make install puts it, for Go tools that
+	// ikigai tools new writes.
+	repo, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	if err := os.Symlink(filepath.Join(repo, "toolsdk"), filepath.Join(dir, "share", "ikigai", "toolsdk")); err != nil {
 		return err
 	}
 	tools, err := filepath.Glob("cmd/*-tool")
@@ -124,6 +147,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("PATH", strings.Join([]string{
 				filepath.Join(layout, "bin"),
 				filepath.Join(layout, "libexec", "ikigai"),
+				filepath.Join(layout, "test"),
 				os.Getenv("PATH"),
 			}, string(os.PathListSeparator)))
 			// ...and to reach the files the script makes.
@@ -141,8 +165,11 @@ func TestScripts(t *testing.T) {
 			"fakeprovider": fakeProvider,
 			"jsonget":      jsonget,
 			"unprivileged": unprivileged,
+			"httpserve":    httpserve,
+			"tcplisten":    tcplisten,
 		},
 		RequireExplicitExec: true,
+		UpdateScripts:       *update,
 	})
 }
 
@@ -160,17 +187,39 @@ func condition(cond string) (bool, error) {
 	return false, fmt.Errorf("unknown condition %q", cond)
 }
 
-// noproc PATTERN fails if a live process started by this script (one whose
-// environment has the script's WORK) has PATTERN in its command line: the
-// check that a tool left nothing running. Scripts run in parallel, so the
+// noproc [-wait] PATTERN fails if a live process started by this script
+// (one whose environment has the script's WORK) has PATTERN in its command
+// line: the check that a tool left nothing running. With -wait it gives
+// such processes ten seconds to go, for a kill that takes its time (a
+// signal passed on by a dying parent). Scripts run in parallel, so the
 // environment tells this script's processes from the others'.
 func noproc(ts *testscript.TestScript, neg bool, args []string) {
+	wait := len(args) == 2 && args[0] == "-wait"
+	if wait {
+		args = args[1:]
+	}
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: noproc PATTERN")
+		ts.Fatalf("usage: noproc [-wait] PATTERN")
 	}
 	if runtime.GOOS != "linux" {
 		ts.Fatalf("noproc reads /proc")
 	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		pid, line := liveProcess(ts, args[0])
+		if pid == 0 {
+			return
+		}
+		if !wait || time.Now().After(deadline) {
+			ts.Fatalf("process %d is still running: %s", pid, line)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// liveProcess returns a live process of this script with pattern in its
+// command line, or 0.
+func liveProcess(ts *testscript.TestScript, pattern string) (int, string) {
 	mine := "WORK=" + ts.Getenv("WORK")
 	entries, err := os.ReadDir("/proc")
 	ts.Check(err)
@@ -184,15 +233,16 @@ func noproc(ts *testscript.TestScript, neg bool, args []string) {
 			continue
 		}
 		line := strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " ")
-		if !strings.Contains(line, args[0]) {
+		if !strings.Contains(line, pattern) {
 			continue
 		}
 		environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
 		if err != nil || !slices.Contains(strings.Split(string(environ), "\x00"), mine) {
 			continue
 		}
-		ts.Fatalf("process %d is still running: %s", pid, line)
+		return pid, line
 	}
+	return 0, ""
 }
 
 // waitfile FILE waits up to ten seconds for FILE to exist: how a script
@@ -362,4 +412,16 @@ func unprivileged(ts *testscript.TestScript, neg bool, args []string) {
 	case err == nil && neg:
 		ts.Fatalf("unexpected success")
 	}
+}
+
+// httpserve VAR DIR serves the files in DIR on a loopback address (as
+// http.FileServer does: a file's type from its extension, else sniffed)
+// and sets VAR to the server's URL; it stops when the script ends.
+func httpserve(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: httpserve VAR DIR")
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(ts.MkAbs(args[1]))))
+	ts.Defer(srv.Close)
+	ts.Setenv(args[0], srv.URL)
 }

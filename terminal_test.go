@@ -16,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/creack/pty"
+	"github.com/google/go-cmp/cmp"
 	"github.com/hinshun/vt10x"
 	"github.com/ikigai-tools/ikigai/internal/provider/providertest"
 )
@@ -37,11 +39,14 @@ type terminal struct {
 	exited chan struct{}
 	err    error // how the process ended, once exited is closed
 
-	mu  sync.Mutex
-	vt  vt10x.Terminal
-	raw bytes.Buffer // everything ikigai wrote, for failure messages
+	mu       sync.Mutex
+	vt       vt10x.Terminal
+	rows     int
+	scrolled []string     // the lines scrolled off the top, which vt10x forgets
+	raw      bytes.Buffer // everything ikigai wrote, for failure messages
 }
 
+// The terminal's size, unless a test sets session.cols and session.rows.
 const rows, cols = 60, 120
 
 // session is a place to run ikigai: a home, a working directory, and the
@@ -52,12 +57,14 @@ type session struct {
 	dir  string
 	srv  *providertest.Server
 	env  []string
+
+	cols, rows int // the terminal's size
 }
 
 func newSession(t *testing.T, replies ...providertest.Reply) *session {
 	t.Helper()
 	root := t.TempDir()
-	s := &session{t: t, home: filepath.Join(root, "home"), dir: filepath.Join(root, "work")}
+	s := &session{t: t, home: filepath.Join(root, "home"), dir: filepath.Join(root, "work"), cols: cols, rows: rows}
 	for _, d := range []string{s.home, s.dir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -95,12 +102,12 @@ func (s *session) start(args ...string) *terminal {
 	s.t.Helper()
 	cmd := exec.Command(filepath.Join(layout, "bin", "ikigai"), args...)
 	cmd.Dir, cmd.Env = s.dir, s.env
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(s.rows), Cols: uint16(s.cols)})
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	tm := &terminal{t: s.t, pty: f, cmd: cmd, exited: make(chan struct{})}
-	tm.vt = vt10x.New(vt10x.WithSize(cols, rows), vt10x.WithWriter(f))
+	tm := &terminal{t: s.t, pty: f, cmd: cmd, exited: make(chan struct{}), rows: s.rows}
+	tm.vt = vt10x.New(vt10x.WithSize(s.cols, s.rows), vt10x.WithWriter(f))
 	go func() {
 		buf := make([]byte, 32<<10)
 		var held []byte
@@ -110,7 +117,7 @@ func (s *session) start(args ...string) *terminal {
 			tm.raw.Write(buf[:n])
 			var ready []byte
 			ready, held = completeSequences(append(held, buf[:n]...))
-			tm.vt.Write(kittyKeyboard.ReplaceAll(ready, nil))
+			tm.feed(kittyKeyboard.ReplaceAll(ready, nil))
 			tm.mu.Unlock()
 			if err != nil {
 				return
@@ -157,15 +164,67 @@ func completeSequences(data []byte) (ready, held []byte) {
 	return data[:i], slices.Clone(tail)
 }
 
-// screen returns what the terminal shows, trailing blanks trimmed.
-func (tm *terminal) screen() string {
-	tm.mu.Lock()
-	defer tm.mu.Unlock()
+// feed passes what ikigai wrote to the terminal emulator, keeping each line
+// that a line feed at the bottom scrolls off the top, as a terminal's
+// scrollback does. ikigai's output scrolls only that way: it never writes
+// into the last column, where a character would wrap onto a new line. The
+// caller holds tm.mu.
+func (tm *terminal) feed(data []byte) {
+	for {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			tm.vt.Write(data)
+			return
+		}
+		tm.vt.Write(data[:i])
+		if tm.vt.Cursor().Y == tm.rows-1 {
+			tm.scrolled = append(tm.scrolled, tm.lines()[0])
+		}
+		tm.vt.Write(data[i : i+1])
+		data = data[i+1:]
+	}
+}
+
+// lines returns the rows of the screen, trailing blanks trimmed. The caller
+// holds tm.mu.
+func (tm *terminal) lines() []string {
 	var lines []string
 	for _, l := range strings.Split(tm.vt.String(), "\n") {
 		lines = append(lines, strings.TrimRight(l, " "))
 	}
-	return strings.TrimRight(strings.Join(lines, "\n"), "\n")
+	return lines
+}
+
+// screen returns what the terminal shows, trailing blank lines trimmed.
+func (tm *terminal) screen() string {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return strings.TrimRight(strings.Join(tm.lines(), "\n"), "\n")
+}
+
+// history returns the scrollback and the screen below it, as one text:
+// everything a user could scroll through.
+func (tm *terminal) history() string {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return strings.TrimRight(strings.Join(append(slices.Clone(tm.scrolled), tm.lines()...), "\n"), "\n")
+}
+
+// resize changes the terminal's size, as a user dragging its window would.
+// Like xterm, it does not reflow lines; rows that no longer fit above the
+// cursor go to the scrollback.
+func (tm *terminal) resize(cols, rows int) {
+	tm.t.Helper()
+	tm.mu.Lock()
+	if slide := tm.vt.Cursor().Y - rows + 1; slide > 0 {
+		tm.scrolled = append(tm.scrolled, tm.lines()[:slide]...)
+	}
+	tm.vt.Resize(cols, rows)
+	tm.rows = rows
+	tm.mu.Unlock()
+	if err := pty.Setsize(tm.pty, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)}); err != nil {
+		tm.t.Fatal(err)
+	}
 }
 
 // waitFor waits until the screen shows every one of texts.
@@ -274,7 +333,7 @@ func TestTerminalPromptAndApproval(t *testing.T) {
 		t.Fatal("the file was written before the call was approved")
 	}
 	tm.typ("y")
-	tm.waitFor("← file_write: Wrote 12 bytes to greeting.txt", "Done: greeting.txt says hello.")
+	tm.waitFor("← file_write: ok: Wrote 12 bytes to greeting.txt", "Done: greeting.txt says hello.")
 	if data, err := os.ReadFile(filepath.Join(s.dir, "greeting.txt")); err != nil || string(data) != "Hello\nWorld\n" {
 		t.Errorf("greeting.txt: %q, %v", data, err)
 	}
@@ -305,7 +364,7 @@ func TestTerminalCancelTool(t *testing.T) {
 		t.Errorf("left running: %v", p)
 	}
 	tm.typ("Are you there?\r")
-	tm.waitFor("Back again.")
+	tm.waitFor("Back again.\n> Ask anything") // the run is over: the busy line is gone
 	tm.typ("/exit\r")
 	if code := tm.exit(); code != 0 {
 		t.Errorf("exit code %d", code)
@@ -323,15 +382,15 @@ func TestTerminalToolCommands(t *testing.T) {
 	tm := s.start()
 	tm.waitFor("Debug: tool 'hang' schema failed (timeout)")
 	tm.typ("/tool\r")
-	tm.waitFor("Available tools:\n  bash (" + filepath.Join(layout, "libexec", "ikigai", "bash-tool") + ")\n  file_edit (")
+	tm.waitFor("Available tools:\n  agent (" + filepath.Join(layout, "libexec", "ikigai", "agent-tool") + ")\n  bash (")
 
 	s.file(filepath.Join(tools, "lines-tool"), "#!/bin/sh\necho '{\"name\":\"lines\",\"description\":\"Count lines\"}'\n", 0o755)
 	tm.typ("/refresh\r")
-	tm.waitFor("Tool registry refreshed: 7 tools loaded")
+	tm.waitFor("Tool registry refreshed: 13 tools loaded")
 	tm.typ("/tool lines\r")
 	tm.waitFor("Tool: lines\nPath: " + filepath.Join(tools, "lines-tool") + "\nSchema:\n{\n  \"name\": \"lines\",")
 	tm.typ("/nosuch\r")
-	tm.waitFor("Unknown command: /nosuch\nCommands: /help /tool /refresh /model /clear /skills /load /stats /exit")
+	tm.waitFor("Unknown command: /nosuch\nCommands: /help /tool /refresh /model /clear /context /compact /skills /load /stats /jobs /exit")
 	tm.typ("\x04")
 	tm.exit()
 	if p := processes("sleep 312"); len(p) > 0 {
@@ -391,4 +450,153 @@ func TestTerminalTrustDeclined(t *testing.T) {
 	}
 	tm.typ("\x04")
 	tm.exit()
+}
+
+// waitHistory waits until the scrollback and the screen hold exactly want
+// and then the status line, which names the model.
+func (tm *terminal) waitHistory(want ...string) {
+	tm.t.Helper()
+	deadline := time.Now().Add(patience)
+	for {
+		got := strings.Split(tm.history(), "\n")
+		status := got[len(got)-1]
+		got = got[:len(got)-1]
+		diff := cmp.Diff(want, got)
+		if diff == "" && strings.HasSuffix(status, " · /help for commands") {
+			return
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("the scrollback and screen (-want +got):\n%s\nand the status line %q", diff, status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// wrapped is text as ikigai prints it in a terminal cols wide, each line
+// wrapped at spaces to one column less, and as the screen shows it, without
+// trailing blanks.
+func wrapped(text string, cols int) []string {
+	rows := strings.Split(ansi.Wrap(text, cols-1, ""), "\n")
+	for i, r := range rows {
+		rows[i] = strings.TrimRight(r, " ")
+	}
+	return rows
+}
+
+// Output taller than the window goes into the scrollback whole, in order,
+// wrapped, once; the prompt and the status line stay below it, and nothing
+// of them is left in the scrollback.
+func TestTerminalTallOutput(t *testing.T) {
+	s := newSession(t)
+	s.cols, s.rows = 100, 30
+	show, err := exec.Command(filepath.Join(layout, "bin", "ikigai"), "tools", "show", "bash").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := strings.TrimSuffix(string(show), "\n")
+	if n := strings.Count(out, "\n"); n < 40 {
+		t.Fatalf("bash's description is %d lines, not taller than the window", n)
+	}
+	tm := s.start()
+	tm.waitFor("/help for commands")
+	tm.typ("/tool bash\r")
+	tm.waitHistory(slices.Concat([]string{"", "> /tool bash"}, wrapped(out, 100), []string{"> Ask anything, or /help"})...)
+	tm.typ("\x04")
+	tm.exit()
+}
+
+// A streamed line longer than the window holds, and an answer taller than
+// the window, are printed once each, whole and in order.
+func TestTerminalLongLines(t *testing.T) {
+	var long []string
+	for i := range 400 {
+		long = append(long, fmt.Sprintf("word%04d", i))
+	}
+	var tall []string
+	for i := range 50 {
+		tall = append(tall, fmt.Sprintf("line %d", i))
+	}
+	answer := strings.Join(long, " ") + "\n" + strings.Join(tall, "\n")
+	s := newSession(t, providertest.Reply{Text: answer})
+	s.cols, s.rows = 100, 30
+	tm := s.start()
+	tm.waitFor("/help for commands")
+	tm.typ("Tell me a lot\r")
+	tm.waitHistory(slices.Concat([]string{"", "> Tell me a lot"}, wrapped(answer, 100), []string{"> Ask anything, or /help"})...)
+	tm.typ("\x04")
+	tm.exit()
+}
+
+// After the window is resized, smaller or larger, output is wrapped to the
+// new width and the prompt is drawn once, below it. (The screen holds only
+// short lines when it shrinks: this terminal, as xterm, cuts the lines on
+// the screen to the new width.)
+func TestTerminalResize(t *testing.T) {
+	var count []string
+	for i := range 40 {
+		count = append(count, fmt.Sprintf("line %d", i))
+	}
+	more := strings.Repeat("and so on ", 30) + "\nthe end"
+	s := newSession(t, providertest.Reply{Text: strings.Join(count, "\n")}, providertest.Reply{Text: more})
+	s.cols, s.rows = 100, 30
+	show, err := exec.Command(filepath.Join(layout, "bin", "ikigai"), "tools", "show", "bash").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := strings.TrimSuffix(string(show), "\n")
+	tm := s.start()
+	tm.waitFor("/help for commands")
+	tm.typ("/tool bash\r")
+	want := slices.Concat([]string{"", "> /tool bash"}, wrapped(out, 100))
+	tm.waitHistory(append(want, "> Ask anything, or /help")...)
+	tm.typ("Count\r")
+	want = slices.Concat(want, []string{"", "> Count"}, count)
+	tm.waitHistory(append(want, "> Ask anything, or /help")...)
+
+	tm.resize(70, 20)
+	tm.typ("/tool bash\r")
+	want = slices.Concat(want, []string{"", "> /tool bash"}, wrapped(out, 70))
+	tm.waitHistory(append(want, "> Ask anything, or /help")...)
+
+	tm.resize(120, 40)
+	tm.typ("Go on\r")
+	want = slices.Concat(want, []string{"", "> Go on"}, wrapped(more, 120))
+	tm.waitHistory(append(want, "> Ask anything, or /help")...)
+	tm.typ("\x04")
+	tm.exit()
+}
+
+// A question about a call taller than the window shows all of it, with
+// what would not print escaped, and says where to look; n refuses it.
+// Ctrl-C at the next question cancels the run, and the call with it.
+func TestTerminalTallQuestion(t *testing.T) {
+	command := "echo harmless" + strings.Repeat("\n", 60) + "echo payload \u202eevil\x1b[2J\x00"
+	s := newSession(t,
+		providertest.Reply{ToolCalls: []providertest.Call{toolCall("toolu_1", "bash", map[string]string{"command": command})}},
+		providertest.Reply{Text: "Refused, then."},
+		providertest.Reply{ToolCalls: []providertest.Call{toolCall("toolu_2", "bash", map[string]string{"command": "touch mark"})}},
+	)
+	s.cols, s.rows = 100, 30
+	tm := s.start()
+	tm.waitFor("/help for commands")
+	tm.typ("Run it\r")
+	tm.waitFor(`    echo payload \u202eevil\x1b[2J\x00` + "\nThe call above is 62 lines long: scroll back to see all of it.\n" +
+		"Allow this call? y yes · n no · a always, for this session")
+	if h := tm.history(); !strings.Contains(h, "→ bash:\n  command: echo harmless\n"+strings.Repeat("\n", 59)+`    echo payload`) {
+		t.Errorf("the scrollback does not hold the whole call:\n%s", h)
+	}
+	tm.typ("n")
+	tm.waitFor("← bash: TOOL_DENIED: Tool 'bash' was denied: the user refused this call", "Refused, then.")
+
+	tm.typ("Once more\r")
+	tm.waitFor("  command: touch mark\nAllow this call?")
+	tm.typ("\x03")
+	tm.waitFor("← bash: TOOL_CANCELLED: Tool 'bash' was cancelled before it started\nCancelled.\n> Ask anything")
+	if _, err := os.Stat(filepath.Join(s.dir, "mark")); err == nil {
+		t.Error("the cancelled call ran")
+	}
+	tm.typ("\x04")
+	if code := tm.exit(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
 }

@@ -8,6 +8,7 @@
 //
 //	go run ./bench -o bench/RESULTS.md          # every suite
 //	go run ./bench -run grep                    # suites whose name matches
+//	go run ./bench -run peers                   # beside Claude Code, gemini-cli, Codex
 package main
 
 import (

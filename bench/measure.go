@@ -104,52 +104,85 @@ func stopSpawner() {
 }
 
 func runOnce(c Cmd) (time.Duration, int64, []byte, error) {
-	dir, err := os.MkdirTemp("", "bench-run-")
+	r, err := spawnRun(c, append(os.Environ(), c.Env...), 0, 0)
 	if err != nil {
 		return 0, 0, nil, err
+	}
+	return r.Wall, r.MaxRSS, r.Stdout, nil
+}
+
+// A spawned is what the spawner reports about one run of a command.
+type spawned struct {
+	Start    time.Time // just before the process started
+	Wall     time.Duration
+	MaxRSS   int64 // KiB, of the largest process (the kernel's ru_maxrss)
+	TreePeak int64 // KiB, the largest sum of PSS over the process tree, if sampled
+	Strays   int   // descendants that had left the process group, killed
+	Exit     int
+	Stdout   []byte
+	Stderr   string
+}
+
+// spawnRun runs c through the spawner with exactly the environment env,
+// sampling the memory of its process tree every sampleMS milliseconds if
+// that is positive, and killing it after timeout if that is. Its Env field
+// is not used.
+func spawnRun(c Cmd, env []string, sampleMS int, timeout time.Duration) (spawned, error) {
+	dir, err := os.MkdirTemp("", "bench-run-")
+	if err != nil {
+		return spawned{}, err
 	}
 	defer os.RemoveAll(dir)
 	stdin, stdout := os.DevNull, filepath.Join(dir, "stdout")
 	if c.Stdin != nil {
 		stdin = filepath.Join(dir, "stdin")
 		if err := os.WriteFile(stdin, c.Stdin, 0o644); err != nil {
-			return 0, 0, nil, err
+			return spawned{}, err
 		}
 	}
-	req, err := json.Marshal(map[string]any{"argv": c.Argv, "dir": c.Dir, "env": append(os.Environ(), c.Env...), "stdin": stdin, "stdout": stdout})
+	req, err := json.Marshal(map[string]any{"argv": c.Argv, "dir": c.Dir, "env": env, "stdin": stdin, "stdout": stdout,
+		"sample_ms": sampleMS, "timeout_ms": timeout.Milliseconds()})
 	if err != nil {
-		return 0, 0, nil, err
+		return spawned{}, err
 	}
 	var rep struct {
-		Nanos  int64  `json:"nanos"`
-		MaxRSS int64  `json:"maxrss_kib"`
-		Exit   int    `json:"exit"`
-		Error  string `json:"error"`
-		Stderr string `json:"stderr"`
+		Start    int64  `json:"start_unix_nano"`
+		Nanos    int64  `json:"nanos"`
+		MaxRSS   int64  `json:"maxrss_kib"`
+		TreePeak int64  `json:"tree_peak_kib"`
+		Strays   int    `json:"strays"`
+		TimedOut bool   `json:"timed_out"`
+		Exit     int    `json:"exit"`
+		Error    string `json:"error"`
+		Stderr   string `json:"stderr"`
 	}
 	spawner.mu.Lock()
 	_, err = spawner.in.Write(append(req, '\n'))
 	ok := err == nil && spawner.out.Scan()
 	spawner.mu.Unlock()
 	if !ok {
-		return 0, 0, nil, fmt.Errorf("%s: the spawner stopped: %v", c.Label, err)
+		return spawned{}, fmt.Errorf("%s: the spawner stopped: %v", c.Label, err)
 	}
 	if err := json.Unmarshal(spawner.out.Bytes(), &rep); err != nil {
-		return 0, 0, nil, err
+		return spawned{}, err
+	}
+	if rep.TimedOut {
+		return spawned{}, fmt.Errorf("%s: killed after %v: %s", c.Label, timeout, strings.TrimSpace(rep.Stderr))
 	}
 	if rep.Error != "" || rep.Exit != 0 && c.Check == nil {
-		return 0, 0, nil, fmt.Errorf("%s: exit %d %s: %s", c.Label, rep.Exit, rep.Error, strings.TrimSpace(rep.Stderr))
+		return spawned{}, fmt.Errorf("%s: exit %d %s: %s", c.Label, rep.Exit, rep.Error, strings.TrimSpace(rep.Stderr))
 	}
 	out, err := os.ReadFile(stdout)
 	if err != nil {
-		return 0, 0, nil, err
+		return spawned{}, err
 	}
 	if c.Check != nil {
 		if err := c.Check(out); err != nil {
-			return 0, 0, nil, fmt.Errorf("%s: wrong output: %v", c.Label, err)
+			return spawned{}, fmt.Errorf("%s: wrong output: %v", c.Label, err)
 		}
 	}
-	return time.Duration(rep.Nanos), rep.MaxRSS, out, nil
+	return spawned{Start: time.Unix(0, rep.Start), Wall: time.Duration(rep.Nanos), MaxRSS: rep.MaxRSS, TreePeak: rep.TreePeak,
+		Strays: rep.Strays, Exit: rep.Exit, Stdout: out, Stderr: rep.Stderr}, nil
 }
 
 // Table writes samples as a Markdown table, each with its ratio to the

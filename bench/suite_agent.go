@@ -59,7 +59,7 @@ func benchTurnOverhead(b *bench) error {
 	a := &agent.Agent{
 		Provider: p,
 		Model:    "claude-bench",
-		System:   agent.SystemPrompt(b.work, nil),
+		System:   agent.SystemPrompt(b.work, nil, nil),
 		Tools:    func(context.Context) (*registry.Registry, error) { return reg, nil },
 		Policy:   &approval.Policy{Mode: approval.Ask},
 		Observe: func(e agent.Event) {

@@ -37,11 +37,18 @@
 // shortly before the host's timeout (IKIGAI_TOOL_TIMEOUT_MS) and on SIGINT or
 // SIGTERM, so a tool can stop and return partial results.
 //
-// For tools that work on files, [OpenRegular] opens a file to read,
-// refusing directories, devices and pipes; [WriteFileAtomic] replaces a
-// file so that a crash or a signal never leaves it half-written; and
-// [FileError] turns an OS error into the error codes and messages the core
-// tools use.
+// An operation error is an [*Error]: build it from Op, Path and Reason, as
+// an [io/fs.PathError] is built, and the message reads the protocol's way,
+// "Error: {op} '{path}': {reason}"; or use [Errorf] for a message that
+// involves no path.
 //
-// Subpackage tooltest runs a tool in-process for tests.
+// The protocol's naming rules are here too, for hosts and tools alike: a
+// tool's name from its file name ([ToolName]), the other way ([FileName]),
+// and what a name may be ([ValidName]).
+//
+// Subpackages give the behaviour of the core tools to tools that want it:
+// files (path rules, reading and atomic writing, error codes for file
+// operations), output (keeping a result within a budget) and walk (listing
+// a tree as developers' search tools do, honouring .gitignore). Subpackage
+// tooltest runs a tool in-process for tests.
 package toolsdk

@@ -7,14 +7,45 @@ import (
 	"fmt"
 )
 
+// Error codes toolsdk itself reports. A tool's own codes are UPPER_SNAKE
+// strings of its choosing; the core tools' file codes are in package files.
+const (
+	// CodeMissingCredentials is the code of [MissingCredentials]: the tool
+	// lacks a key, a token or configuration it needs at run time.
+	CodeMissingCredentials = "MISSING_CREDENTIALS"
+	// CodeTimeout is reported when a tool's function returns the context's
+	// deadline error: the agent's time for the call ran out.
+	CodeTimeout = "TIMEOUT"
+	// CodeCancelled is reported when a tool's function returns the
+	// context's cancellation error: a signal stopped the call.
+	CodeCancelled = "CANCELLED"
+	// CodeOperationFailed is reported for an error that is not an *Error.
+	CodeOperationFailed = "OPERATION_FAILED"
+)
+
 // Error is an operation error: the tool ran, but what it was asked to do
-// failed. It is printed as {"error": Message, "error_code": Code} and the
+// failed. It is printed as {"error": message, "error_code": Code} and the
 // tool exits 0, because the tool itself worked.
+//
+// As with [io/fs.PathError], the message is built from fields. Where a path
+// (or another argument worth quoting, such as a pattern) is involved, set
+// Op, Path and Reason, and the message reads the protocol's way:
+//
+//	Error: {Op} '{Path}': {Reason}
+//
+// An error about no path sets Message instead, which is then the whole
+// message; [Errorf] builds one.
 type Error struct {
 	// Code is an UPPER_SNAKE identifier a caller can branch on.
 	Code string
-	// Message reads "Error: {operation} '{path}': {reason}" where a path is
-	// involved.
+	// Op names the operation as the user asked for it: "reading file".
+	Op string
+	// Path is the path, or other argument, as the user gave it.
+	Path string
+	// Reason says what went wrong: "No such file or directory".
+	Reason string
+	// Message, when not empty, is the whole message, and Op, Path and
+	// Reason are not used.
 	Message string
 	// Help tells the user how to fix the problem, for MISSING_CREDENTIALS.
 	Help *Help
@@ -25,7 +56,9 @@ type Help struct {
 	Steps []string `json:"steps"`
 }
 
-// Errorf returns an operation error with the given code and a formatted message.
+// Errorf returns an operation error with the given code and a formatted
+// message, for errors that involve no path: "Error: running git: git is
+// not installed".
 func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
@@ -34,10 +67,16 @@ func Errorf(code, format string, args ...any) *Error {
 // when it lacks a key, token or configuration at run time, with the steps
 // that fix it.
 func MissingCredentials(message string, steps ...string) *Error {
-	return &Error{Code: "MISSING_CREDENTIALS", Message: message, Help: &Help{Steps: steps}}
+	return &Error{Code: CodeMissingCredentials, Message: message, Help: &Help{Steps: steps}}
 }
 
-func (e *Error) Error() string { return e.Message }
+// Error returns the message.
+func (e *Error) Error() string {
+	if e.Message != "" {
+		return e.Message
+	}
+	return "Error: " + e.Op + " '" + e.Path + "': " + e.Reason
+}
 
 // MarshalJSON writes the error in the protocol's shape.
 func (e *Error) MarshalJSON() ([]byte, error) {
@@ -45,7 +84,7 @@ func (e *Error) MarshalJSON() ([]byte, error) {
 		Error     string `json:"error"`
 		ErrorCode string `json:"error_code"`
 		Help      *Help  `json:"help,omitempty"`
-	}{e.Message, e.Code, e.Help})
+	}{e.Error(), e.Code, e.Help})
 }
 
 // asOperationError turns whatever a tool's function returned into the error
@@ -56,11 +95,11 @@ func asOperationError(err error) *Error {
 	case errors.As(err, &opErr):
 		return opErr
 	case errors.Is(err, context.DeadlineExceeded):
-		return &Error{Code: "TIMEOUT", Message: "Error: timed out before finishing"}
+		return &Error{Code: CodeTimeout, Message: "Error: timed out before finishing"}
 	case errors.Is(err, context.Canceled):
-		return &Error{Code: "CANCELLED", Message: "Error: interrupted before finishing"}
+		return &Error{Code: CodeCancelled, Message: "Error: interrupted before finishing"}
 	default:
-		return &Error{Code: "OPERATION_FAILED", Message: "Error: " + err.Error()}
+		return &Error{Code: CodeOperationFailed, Message: "Error: " + err.Error()}
 	}
 }
 

@@ -123,18 +123,3 @@ func ExampleMissingCredentials() {
 	// {"error":"Error: WEATHER_API_KEY is not set","error_code":"MISSING_CREDENTIALS","help":{"steps":["Get a key at https://weather.example/keys","export WEATHER_API_KEY=..."]}}
 	// exit status 0
 }
-
-// HeadTail keeps both ends of an output too big to return whole.
-func ExampleHeadTail() {
-	out := toolsdk.NewHeadTail(16)
-	for i := range 1000 {
-		fmt.Fprintf(out, "%d\n", i)
-	}
-	fmt.Printf("%q\n", out.String())
-	// Output: "0\n1\n2\n3\n\n[... 3874 bytes omitted ...]\n998\n999\n"
-}
-
-func ExampleCheckPath() {
-	fmt.Println(toolsdk.CheckPath("reading file", "src/../../etc/passwd"))
-	// Output: Error: reading file 'src/../../etc/passwd': path contains a '..' component
-}

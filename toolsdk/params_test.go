@@ -24,7 +24,7 @@ type kitchenSink struct {
 	Skip  string            `json:"-"`
 	Bytes []byte            `json:"bytes,omitempty"`
 	Tags  map[string][]bool `json:"tags,omitempty"`
-	lower string
+	lower string            //lint:ignore U1000 an unexported field, which the schema must leave out
 }
 
 func TestDescribeParamsSchema(t *testing.T) {

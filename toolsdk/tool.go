@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"strings"
 	"sync"
 )
 
@@ -33,14 +32,39 @@ type Schema struct {
 	Returns json.RawMessage `json:"returns,omitempty"`
 }
 
-// Annotations are hints about a tool's behaviour. The agent runs tools with
-// ReadOnlyHint without asking the user and may run several at once.
+// Annotations are hints about a tool's behaviour, with the names and
+// defaults of MCP's tool annotations. A nil *Annotations, or a field left
+// at its zero value, means the default.
 type Annotations struct {
-	Title           string `json:"title,omitempty"`
-	ReadOnlyHint    bool   `json:"readOnlyHint,omitempty"`
-	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
-	IdempotentHint  bool   `json:"idempotentHint,omitempty"`
-	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+	// Title is a name for people, shown where there is room for one.
+	//
+	// Default: none; the tool's name is shown.
+	Title string `json:"title,omitempty"`
+	// ReadOnlyHint says the tool does not change its environment. ikigai
+	// runs a read-only tool without asking the user (in the ask and
+	// read-only approval modes too) and may run several calls at once.
+	//
+	// Default: false.
+	ReadOnlyHint bool `json:"readOnlyHint,omitempty"`
+	// DestructiveHint says the tool may destroy or overwrite what is
+	// there, rather than only add to it. It means something only when
+	// ReadOnlyHint is false; set it to new(false) for a tool that only
+	// adds.
+	//
+	// Default: true.
+	DestructiveHint *bool `json:"destructiveHint,omitempty"`
+	// IdempotentHint says that calling the tool again with the same
+	// arguments has no further effect. It means something only when
+	// ReadOnlyHint is false.
+	//
+	// Default: false.
+	IdempotentHint bool `json:"idempotentHint,omitempty"`
+	// OpenWorldHint says the tool reaches an open world of outside
+	// entities, such as the web, rather than a closed domain, such as the
+	// files it is given. Set it to new(false) for a closed one.
+	//
+	// Default: true.
+	OpenWorldHint *bool `json:"openWorldHint,omitempty"`
 }
 
 // Tool is a runnable tool: its schema and the function that does the work.
@@ -122,7 +146,7 @@ func (t *Tool) Schema() Schema {
 // Command returns the tool's executable name: NAME-tool, with underscores
 // as hyphens. It prefixes input error messages.
 func (t *Tool) Command() string {
-	return strings.ReplaceAll(t.schema.Name, "_", "-") + "-tool"
+	return FileName(t.schema.Name)
 }
 
 // Run runs the tool once with the given command-line arguments (without the

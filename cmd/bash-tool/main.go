@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ikigai-tools/ikigai/toolsdk"
+	"github.com/ikigai-tools/ikigai/toolsdk/output"
 )
 
 type params struct {
@@ -31,10 +32,13 @@ const (
 	// exitTimedOut is the exit code reported for a timed-out command, as
 	// coreutils timeout(1) does.
 	exitTimedOut = 124
-	// killGrace is how long the command's process group has between
-	// SIGTERM and SIGKILL, and how long output is still collected from
-	// background processes after the shell exits.
+	// killGrace is how long the command's processes have between SIGTERM
+	// and SIGKILL, and how long output is still collected from background
+	// processes after the shell exits.
 	killGrace = 250 * time.Millisecond
+	// codeExecFailed is the error code of a command that could not be
+	// started at all.
+	codeExecFailed = "EXEC_FAILED"
 )
 
 var tool = toolsdk.New(toolsdk.Schema{
@@ -51,18 +55,30 @@ func run(ctx context.Context, p params) (result, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout(ctx, p.Timeout))
 	defer cancel()
 
-	out := toolsdk.NewHeadTail(toolsdk.DefaultOutputBudget)
+	// On a timeout or a signal, every process the command started goes,
+	// not only its process group: what left the group (setsid) too, and
+	// what its parent left behind, which bash-tool adopts.
+	adoptOrphans()
+	defer toolsdk.OnInterrupt(func() { killTree(syscall.SIGKILL) })()
+
+	out := output.NewHeadTail(output.DefaultBudget)
 	cmd := exec.CommandContext(ctx, shell(), "-c", p.Command)
 	cmd.Args[0] = filepath.Base(cmd.Path) // "bash: line 1: ..." in messages, not the full path
 	cmd.Stdout = out                      // the same writer for both: one pipe, order kept
 	cmd.Stderr = out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.Cancel = func() error {
+		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		killTree(syscall.SIGTERM)
+		return err
+	}
 	cmd.WaitDelay = killGrace
 	err := cmd.Run()
 	if cmd.Process != nil && ctx.Err() != nil {
-		// Whatever ignored SIGTERM in the group goes now.
+		// Whatever ignored SIGTERM goes now. A background process left by
+		// a command that exited by itself is kept: it may be a server.
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killTree(syscall.SIGKILL)
 	}
 
 	res := result{Output: trimNewline(out.String()), Truncated: out.Truncated()}
@@ -72,7 +88,7 @@ func run(ctx context.Context, p params) (result, error) {
 	case cmd.ProcessState != nil:
 		res.ExitCode = exitCode(cmd.ProcessState)
 	case err != nil:
-		return res, toolsdk.Errorf("EXEC_FAILED", "Error: running command: %v", err)
+		return res, toolsdk.Errorf(codeExecFailed, "Error: running command: %v", err)
 	}
 	return res, nil
 }

@@ -8,9 +8,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/ikigai-tools/ikigai/toolsdk"
+	"github.com/ikigai-tools/ikigai/toolsdk/files"
 )
 
 type params struct {
@@ -27,26 +29,34 @@ type result struct {
 
 const op = "editing file"
 
+// Error codes of file_edit's own, besides those of package files.
+const (
+	codeInvalidArg = "INVALID_ARG" // old_string is empty, or the same as new_string
+	codeNotFound   = "NOT_FOUND"   // old_string is not in the file
+	codeNotUnique  = "NOT_UNIQUE"  // old_string is there more than once, without replace_all
+)
+
 var tool = toolsdk.New(toolsdk.Schema{
 	Name: "file_edit",
 	Description: "Replace exact text in a file. old_string must match the file exactly, whitespace included, " +
-		"and occur exactly once unless replace_all is set; include surrounding lines to make it unique.",
+		"and occur exactly once unless replace_all is set; include surrounding lines to make it unique. " +
+		"If another program writes the file meanwhile, nothing is written: FILE_CHANGED.",
 	Annotations: &toolsdk.Annotations{DestructiveHint: new(true)},
 }, run)
 
 func main() { tool.Main() }
 
 func run(ctx context.Context, p params) (result, error) {
-	if err := toolsdk.CheckPath(op, p.FilePath); err != nil {
+	if err := files.CheckPath(op, p.FilePath); err != nil {
 		return result{}, err
 	}
 	switch {
 	case p.OldString == "":
-		return result{}, toolsdk.Errorf("INVALID_ARG", "Error: %s '%s': old_string is empty", op, p.FilePath)
+		return result{}, &toolsdk.Error{Code: codeInvalidArg, Op: op, Path: p.FilePath, Reason: "old_string is empty"}
 	case p.OldString == p.NewString:
-		return result{}, toolsdk.Errorf("INVALID_ARG", "Error: %s '%s': old_string and new_string are the same", op, p.FilePath)
+		return result{}, &toolsdk.Error{Code: codeInvalidArg, Op: op, Path: p.FilePath, Reason: "old_string and new_string are the same"}
 	}
-	data, err := readFile(p.FilePath)
+	data, read, err := readFile(p.FilePath)
 	if err != nil {
 		return result{}, err
 	}
@@ -54,14 +64,18 @@ func run(ctx context.Context, p params) (result, error) {
 	count := bytes.Count(data, from)
 	switch {
 	case count == 0 && !p.ReplaceAll:
-		return result{}, toolsdk.Errorf("NOT_FOUND", "Error: %s '%s': String not found%s", op, p.FilePath, hint(data, from, to))
+		return result{}, &toolsdk.Error{Code: codeNotFound, Op: op, Path: p.FilePath, Reason: "String not found" + hint(data, from, to)}
 	case count > 1 && !p.ReplaceAll:
-		return result{}, toolsdk.Errorf("NOT_UNIQUE", "Error: %s '%s': String found %d times, use replace_all to replace all", op, p.FilePath, count)
-	case len(data)+count*(len(to)-len(from)) > toolsdk.MaxFileSize:
-		return result{}, toolsdk.Errorf("FILE_TOO_LARGE", "Error: %s '%s': the edited file would be more than %d MiB", op, p.FilePath, toolsdk.MaxFileSize>>20)
+		return result{}, &toolsdk.Error{Code: codeNotUnique, Op: op, Path: p.FilePath,
+			Reason: fmt.Sprintf("String found %d times, use replace_all to replace all", count)}
+	case len(data)+count*(len(to)-len(from)) > files.MaxFileSize:
+		return result{}, &toolsdk.Error{Code: files.CodeFileTooLarge, Op: op, Path: p.FilePath,
+			Reason: fmt.Sprintf("the edited file would be more than %d MiB", files.MaxFileSize>>20)}
 	}
 	if count > 0 {
-		err := toolsdk.WriteFileAtomic(ctx, p.FilePath, func(w io.Writer) error {
+		// Only if nobody wrote the file since it was read: FILE_CHANGED
+		// keeps what they wrote.
+		err := files.EditFileAtomic(ctx, p.FilePath, read, func(w io.Writer) error {
 			return replace(w, data, from, to, count)
 		})
 		if err != nil {
@@ -75,28 +89,29 @@ func run(ctx context.Context, p params) (result, error) {
 	return result{Output: fmt.Sprintf("Replaced %d %s in %s", count, noun, filepath.Base(p.FilePath)), Replacements: count}, nil
 }
 
-// readFile reads the whole file. Its size comes from the open descriptor,
-// so it is the size of the file read even if path is replaced meanwhile.
-func readFile(path string) ([]byte, error) {
-	f, info, err := toolsdk.OpenRegular(op, path)
+// readFile reads the whole file, and returns it with the file's FileInfo
+// before the read, from the open descriptor: it describes the file read
+// even if path is replaced meanwhile.
+func readFile(path string) ([]byte, fs.FileInfo, error) {
+	f, info, err := files.OpenRegular(op, path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
-	if info.Size() > toolsdk.MaxFileSize {
-		return nil, tooLarge(path)
+	if info.Size() > files.MaxFileSize {
+		return nil, nil, tooLarge(path)
 	}
 	var buf bytes.Buffer
 	buf.Grow(int(info.Size()) + bytes.MinRead) // room enough that reading to the end never reallocates
-	if _, err := buf.ReadFrom(io.LimitReader(f, toolsdk.MaxFileSize+1)); err != nil {
-		return nil, toolsdk.FileError("READ_FAILED", op, path, err)
+	if _, err := buf.ReadFrom(io.LimitReader(f, files.MaxFileSize+1)); err != nil {
+		return nil, nil, files.Error(files.CodeReadFailed, op, path, err)
 	}
-	if buf.Len() > toolsdk.MaxFileSize { // it grew while being read
-		return nil, tooLarge(path)
+	if buf.Len() > files.MaxFileSize { // it grew while being read
+		return nil, nil, tooLarge(path)
 	}
-	return buf.Bytes(), nil
+	return buf.Bytes(), info, nil
 }
 
 func tooLarge(path string) error {
-	return toolsdk.Errorf("FILE_TOO_LARGE", "Error: %s '%s': file is more than %d MiB", op, path, toolsdk.MaxFileSize>>20)
+	return &toolsdk.Error{Code: files.CodeFileTooLarge, Op: op, Path: path, Reason: fmt.Sprintf("file is more than %d MiB", files.MaxFileSize>>20)}
 }

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/ikigai-tools/ikigai/toolsdk"
+	"github.com/ikigai-tools/ikigai/toolsdk/files"
+	"github.com/ikigai-tools/ikigai/toolsdk/output"
 )
 
 type params struct {
@@ -44,7 +46,7 @@ var tool = toolsdk.New(toolsdk.Schema{
 func main() { tool.Main() }
 
 func run(ctx context.Context, p params) (result, error) {
-	if err := toolsdk.CheckPath(op, p.FilePath); err != nil {
+	if err := files.CheckPath(op, p.FilePath); err != nil {
 		return result{}, err
 	}
 	if p.Offset < 0 {
@@ -53,32 +55,34 @@ func run(ctx context.Context, p params) (result, error) {
 	if p.Limit < 0 {
 		return result{}, toolsdk.InvalidField("limit")
 	}
-	f, info, err := toolsdk.OpenRegular(op, p.FilePath)
+	f, info, err := files.OpenRegular(op, p.FilePath)
 	if err != nil {
 		return result{}, err
 	}
 	defer f.Close()
 	whole := p.Offset == 0 && p.Limit == 0
-	if whole && info.Size() > toolsdk.MaxFileSize {
-		return result{}, toolsdk.Errorf("FILE_TOO_LARGE", "Error: %s '%s': file is %.1f MiB, more than the %d MiB that can be read whole; read it in windows with offset and limit",
-			op, p.FilePath, float64(info.Size())/(1<<20), toolsdk.MaxFileSize>>20)
+	if whole && info.Size() > files.MaxFileSize {
+		return result{}, &toolsdk.Error{Code: files.CodeFileTooLarge, Op: op, Path: p.FilePath,
+			Reason: fmt.Sprintf("file is %.1f MiB, more than the %d MiB that can be read whole; read it in windows with offset and limit",
+				float64(info.Size())/(1<<20), files.MaxFileSize>>20)}
 	}
-	probe := make([]byte, toolsdk.BinaryProbe)
+	probe := make([]byte, files.BinaryProbe)
 	n, err := f.ReadAt(probe, 0)
 	if err != nil && err != io.EOF {
-		return result{}, toolsdk.FileError("READ_FAILED", op, p.FilePath, err)
+		return result{}, files.Error(files.CodeReadFailed, op, p.FilePath, err)
 	}
-	if i := toolsdk.BinaryOffset(probe[:n]); i >= 0 {
-		return result{}, toolsdk.Errorf("BINARY_FILE", "Error: %s '%s': binary file (NUL byte at offset %d)", op, p.FilePath, i)
+	if i := files.BinaryOffset(probe[:n]); i >= 0 {
+		return result{}, &toolsdk.Error{Code: files.CodeBinaryFile, Op: op, Path: p.FilePath,
+			Reason: fmt.Sprintf("binary file (NUL byte at offset %d)", i)}
 	}
 
-	w := window{offset: max(p.Offset, 1), limit: p.Limit, budget: toolsdk.DefaultOutputBudget}
-	res, err := w.read(&scanner{ctx: ctx, r: f, buf: make([]byte, chunkSize)}, info.Size() <= toolsdk.MaxFileSize)
+	w := window{offset: max(p.Offset, 1), limit: p.Limit, budget: output.DefaultBudget}
+	res, err := w.read(&scanner{ctx: ctx, r: f, buf: make([]byte, chunkSize)}, info.Size() <= files.MaxFileSize)
 	if err != nil {
 		if ctx.Err() != nil {
 			return result{}, ctx.Err()
 		}
-		return result{}, toolsdk.FileError("READ_FAILED", op, p.FilePath, err)
+		return result{}, files.Error(files.CodeReadFailed, op, p.FilePath, err)
 	}
 	if whole && !res.Truncated {
 		return result{Output: res.Output}, nil
@@ -131,7 +135,7 @@ func (w window) read(s *scanner, count bool) (result, error) {
 		// the budget does not fit, even if replacing invalid bytes would
 		// shrink it.
 		text := strings.ToValidUTF8(string(cur), "\uFFFD")
-		n := toolsdk.EncodedLen(text)
+		n := output.EncodedLen(text)
 		switch {
 		case curLen == len(cur) && used+n <= w.budget:
 			out.WriteString(text)
@@ -178,13 +182,13 @@ func (w window) read(s *scanner, count bool) (result, error) {
 // character boundary, and a marker saying how long the whole line is.
 func cutLine(line []byte, length, number, budget int) string {
 	marker := fmt.Sprintf("\n[... line %d is %d bytes long; the rest is omitted ...]", number, length)
-	room := budget - toolsdk.EncodedLen(marker)
+	room := budget - output.EncodedLen(marker)
 	end := 0
 	for end < len(line) {
 		r, size := utf8.DecodeRune(line[end:])
 		cost := 3 // an invalid byte becomes U+FFFD
 		if r != utf8.RuneError || size > 1 {
-			cost = toolsdk.EncodedLen(string(line[end : end+size]))
+			cost = output.EncodedLen(string(line[end : end+size]))
 		}
 		if room -= cost; room < 0 {
 			break

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/ikigai-tools/ikigai/toolsdk"
+	"github.com/ikigai-tools/ikigai/toolsdk/output"
 )
 
 // FuzzWindow checks windowed reading against a plain model of it: split the
@@ -54,7 +54,7 @@ func FuzzWindow(f *testing.F) {
 		if diff := cmp.Diff(model(content, w), got); diff != "" {
 			t.Errorf("window %+v of %q (-want +got):\n%s", w, content, diff)
 		}
-		if n := toolsdk.EncodedLen(got.Output); n > budget {
+		if n := output.EncodedLen(got.Output); n > budget {
 			t.Errorf("output is %d bytes encoded, over the budget of %d", n, budget)
 		}
 		if !utf8.ValidString(got.Output) {
@@ -74,7 +74,7 @@ func model(content []byte, w window) result {
 	i := w.offset - 1
 	for ; i < len(lines) && (w.limit == 0 || res.LinesRead < w.limit); i++ {
 		text := strings.ToValidUTF8(string(lines[i]), "\uFFFD")
-		n := toolsdk.EncodedLen(text)
+		n := output.EncodedLen(text)
 		if len(lines[i]) <= w.budget && used+n <= w.budget {
 			res.Output += text
 			used += n
@@ -105,7 +105,7 @@ func abs(n int) int {
 func TestCutLine(t *testing.T) {
 	const budget = 100
 	marker := "\n[... line 7 is 300 bytes long; the rest is omitted ...]"
-	room := budget - toolsdk.EncodedLen(marker)
+	room := budget - output.EncodedLen(marker)
 	tests := []struct {
 		name string
 		line string
@@ -122,7 +122,7 @@ func TestCutLine(t *testing.T) {
 			if got != tt.want+marker {
 				t.Errorf("got %q, want %q", got, tt.want+marker)
 			}
-			if n := toolsdk.EncodedLen(got); n > budget {
+			if n := output.EncodedLen(got); n > budget {
 				t.Errorf("%d bytes encoded, over the budget", n)
 			}
 		})

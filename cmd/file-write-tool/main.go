@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/ikigai-tools/ikigai/toolsdk"
+	"github.com/ikigai-tools/ikigai/toolsdk/files"
 )
 
 type params struct {
@@ -33,14 +34,14 @@ var tool = toolsdk.New(toolsdk.Schema{
 func main() { tool.Main() }
 
 func run(ctx context.Context, p params) (result, error) {
-	if err := toolsdk.CheckPath(op, p.FilePath); err != nil {
+	if err := files.CheckPath(op, p.FilePath); err != nil {
 		return result{}, err
 	}
-	if len(p.Content) > toolsdk.MaxFileSize {
-		return result{}, toolsdk.Errorf("FILE_TOO_LARGE", "Error: %s '%s': content is %d bytes, more than the %d MiB a file may have",
-			op, p.FilePath, len(p.Content), toolsdk.MaxFileSize>>20)
+	if len(p.Content) > files.MaxFileSize {
+		return result{}, &toolsdk.Error{Code: files.CodeFileTooLarge, Op: op, Path: p.FilePath,
+			Reason: fmt.Sprintf("content is %d bytes, more than the %d MiB a file may have", len(p.Content), files.MaxFileSize>>20)}
 	}
-	err := toolsdk.WriteFileAtomic(ctx, p.FilePath, func(w io.Writer) error {
+	err := files.WriteFileAtomic(ctx, p.FilePath, func(w io.Writer) error {
 		_, err := io.WriteString(w, p.Content)
 		return err
 	})

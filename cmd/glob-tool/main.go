@@ -14,7 +14,9 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/ikigai-tools/ikigai/toolsdk"
-	"github.com/ikigai-tools/ikigai/walk"
+	"github.com/ikigai-tools/ikigai/toolsdk/files"
+	"github.com/ikigai-tools/ikigai/toolsdk/output"
+	"github.com/ikigai-tools/ikigai/toolsdk/walk"
 )
 
 type params struct {
@@ -27,6 +29,9 @@ type result struct {
 	Count     int    `json:"count" description:"How many files matched, including any not listed"`
 	Truncated bool   `json:"truncated,omitempty" description:"Not every matching file is listed"`
 }
+
+// codeReadError is the error code of a path that cannot be listed.
+const codeReadError = "READ_ERROR"
 
 var tool = toolsdk.New(toolsdk.Schema{
 	Name: "glob",
@@ -44,7 +49,7 @@ func run(ctx context.Context, p params) (result, error) {
 	root := p.Path
 	if root == "" {
 		root = "."
-	} else if err := toolsdk.CheckPath("listing", root); err != nil {
+	} else if err := files.CheckPath("listing", root); err != nil {
 		return result{}, err
 	}
 	if info, err := os.Stat(root); err != nil {
@@ -82,31 +87,27 @@ func run(ctx context.Context, p params) (result, error) {
 }
 
 func checkPattern(pattern string) error {
-	if err := toolsdk.CheckPattern("pattern", pattern); err != nil {
+	if err := files.CheckPattern("pattern", pattern); err != nil {
 		return err
 	}
 	if !doublestar.ValidatePattern(pattern) {
-		return toolsdk.Errorf("INVALID_PATTERN", "Error: invalid pattern '%s': syntax error (an unclosed [ or {?)", pattern)
+		return &toolsdk.Error{Code: files.CodeInvalidPattern, Op: "invalid pattern", Path: pattern, Reason: "syntax error (an unclosed [ or {?)"}
 	}
 	for part := range strings.SplitSeq(pattern, "/") {
 		if part == ".." {
-			return toolsdk.Errorf("INVALID_PATTERN", "Error: invalid pattern '%s': pattern contains a '..' component", pattern)
+			return &toolsdk.Error{Code: files.CodeInvalidPattern, Op: "invalid pattern", Path: pattern, Reason: "pattern contains a '..' component"}
 		}
 	}
 	return nil
 }
 
 func readError(dir string, err error) error {
-	var perr *fs.PathError
-	if errors.As(err, &perr) {
-		err = perr.Err
-	}
-	return toolsdk.Errorf("READ_ERROR", "Error: listing '%s': %v", dir, err)
+	return &toolsdk.Error{Code: codeReadError, Op: "listing", Path: dir, Reason: files.Reason(err).Error()}
 }
 
 // list sorts the paths and lists as many as fit in the output budget.
 func list(paths []string) result {
 	slices.Sort(paths)
-	output, n := toolsdk.JoinLines(slices.Values(paths), toolsdk.DefaultOutputBudget)
+	output, n := output.JoinLines(slices.Values(paths), output.DefaultBudget)
 	return result{Output: output, Count: len(paths), Truncated: n < len(paths)}
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"regexp/syntax"
@@ -18,7 +17,9 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/ikigai-tools/ikigai/toolsdk"
-	"github.com/ikigai-tools/ikigai/walk"
+	"github.com/ikigai-tools/ikigai/toolsdk/files"
+	"github.com/ikigai-tools/ikigai/toolsdk/output"
+	"github.com/ikigai-tools/ikigai/toolsdk/walk"
 )
 
 type params struct {
@@ -60,7 +61,7 @@ func run(ctx context.Context, p params) (result, error) {
 	root := p.Path
 	if root == "" {
 		root = "."
-	} else if err := toolsdk.CheckPath("searching", root); err != nil {
+	} else if err := files.CheckPath("searching", root); err != nil {
 		return result{}, err
 	}
 	info, err := os.Stat(root)
@@ -68,7 +69,7 @@ func run(ctx context.Context, p params) (result, error) {
 		return result{}, pathError(root, err)
 	}
 
-	var out output
+	var out found
 	switch {
 	case !info.IsDir() && !info.Mode().IsRegular():
 		return result{}, pathError(root, errors.New("not a regular file or directory"))
@@ -104,7 +105,7 @@ func run(ctx context.Context, p params) (result, error) {
 
 // compile checks and compiles the pattern.
 func compile(pattern string, ignoreCase bool) (*matcher, error) {
-	if err := toolsdk.CheckPattern("pattern", pattern); err != nil {
+	if err := files.CheckPattern("pattern", pattern); err != nil {
 		return nil, err
 	}
 	m, err := newMatcher(pattern, ignoreCase)
@@ -119,18 +120,18 @@ func compile(pattern string, ignoreCase bool) (*matcher, error) {
 			reason += " (Go RE2 syntax has no lookaround or backreferences)"
 		}
 	}
-	return nil, toolsdk.Errorf("INVALID_PATTERN", "Error: invalid pattern '%s': %s", pattern, reason)
+	return nil, &toolsdk.Error{Code: files.CodeInvalidPattern, Op: "invalid pattern", Path: pattern, Reason: reason}
 }
 
 func checkGlob(glob string) error {
 	if glob == "" {
 		return nil
 	}
-	if err := toolsdk.CheckPattern("glob", glob); err != nil {
+	if err := files.CheckPattern("glob", glob); err != nil {
 		return err
 	}
 	if !doublestar.ValidatePattern(glob) {
-		return toolsdk.Errorf("INVALID_PATTERN", "Error: invalid glob '%s': syntax error (an unclosed [ or {?)", glob)
+		return &toolsdk.Error{Code: files.CodeInvalidPattern, Op: "invalid glob", Path: glob, Reason: "syntax error (an unclosed [ or {?)"}
 	}
 	return nil
 }
@@ -145,23 +146,19 @@ func globMatch(glob, rel string) bool {
 }
 
 func pathError(root string, err error) error {
-	var perr *fs.PathError
-	if errors.As(err, &perr) {
-		err = perr.Err
-	}
-	return toolsdk.Errorf("INVALID_PATH", "Error: searching '%s': %v", root, err)
+	return &toolsdk.Error{Code: files.CodeInvalidPath, Op: "searching", Path: root, Reason: files.Reason(err).Error()}
 }
 
 // search adds the matches in text, the content of the file at name, to
 // out. Binary files are skipped.
-func search(m *matcher, name string, text []byte, out *output) {
-	if toolsdk.BinaryOffset(text) >= 0 {
+func search(m *matcher, name string, text []byte, out *found) {
+	if files.BinaryOffset(text) >= 0 {
 		return
 	}
 	f := fileMatches{path: name}
 	m.lines(text, func(num int, line []byte, at int) {
 		f.count++
-		if f.size <= toolsdk.DefaultOutputBudget {
+		if f.size <= output.DefaultBudget {
 			if at < 0 && len(line) > maxLine {
 				at = m.re.FindIndex(line)[0]
 			}
@@ -217,51 +214,51 @@ type fileMatches struct {
 	size  int      // the lines' length, with separators
 }
 
-// output gathers the matches of every file, from several goroutines, and
+// found gathers the matches of every file, from several goroutines, and
 // keeps no more lines than can be shown.
-type output struct {
+type found struct {
 	mu    sync.Mutex
 	files []fileMatches
 	size  int
 }
 
-func (o *output) add(f fileMatches) {
+func (o *found) add(f fileMatches) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.files = append(o.files, f)
 	o.size += f.size
-	if o.size > 4*toolsdk.DefaultOutputBudget {
+	if o.size > 4*output.DefaultBudget {
 		o.prune()
 	}
 }
 
 // prune drops the lines of the files that sort after files whose lines
 // already fill the output: a file found later cannot bring them back.
-func (o *output) prune() {
+func (o *found) prune() {
 	o.sort()
 	o.size = 0
 	for i := range o.files {
-		if o.size > toolsdk.DefaultOutputBudget {
+		if o.size > output.DefaultBudget {
 			o.files[i].lines, o.files[i].size = nil, 0
 		}
 		o.size += o.files[i].size
 	}
 }
 
-func (o *output) sort() {
+func (o *found) sort() {
 	slices.SortFunc(o.files, func(a, b fileMatches) int { return strings.Compare(a.path, b.path) })
 }
 
 // result lists the matching lines in order of file and line, as many as
 // fit in the output budget, and counts them all.
-func (o *output) result() result {
+func (o *found) result() result {
 	o.sort()
 	var res result
 	for _, f := range o.files {
 		res.Count += f.count
 	}
 	var listed int
-	res.Output, listed = toolsdk.JoinLines(func(yield func(string) bool) {
+	res.Output, listed = output.JoinLines(func(yield func(string) bool) {
 		for _, f := range o.files {
 			for _, l := range f.lines {
 				if !yield(l) {
@@ -269,7 +266,7 @@ func (o *output) result() result {
 				}
 			}
 		}
-	}, toolsdk.DefaultOutputBudget)
+	}, output.DefaultBudget)
 	res.Truncated = listed < res.Count
 	return res
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ikigai-tools/ikigai/toolsdk"
+	"github.com/ikigai-tools/ikigai/toolsdk/output"
 	"github.com/ikigai-tools/ikigai/toolsdk/tooltest"
 )
 
@@ -28,7 +28,7 @@ func TestOutputKeepsTheSortedPrefix(t *testing.T) {
 		}
 		all = append(all, f)
 	}
-	var out output
+	var out found
 	var wg sync.WaitGroup
 	for w := range 4 {
 		wg.Go(func() {
@@ -45,7 +45,7 @@ func TestOutputKeepsTheSortedPrefix(t *testing.T) {
 	for _, f := range all {
 		lines = append(lines, f.lines...)
 	}
-	want, n := toolsdk.JoinLines(slices.Values(lines), toolsdk.DefaultOutputBudget)
+	want, n := output.JoinLines(slices.Values(lines), output.DefaultBudget)
 	if got.Output != want || got.Count != len(lines) || !got.Truncated || n == 0 {
 		t.Errorf("got %d bytes, count %d, truncated %v; want %d bytes (%d lines), count %d",
 			len(got.Output), got.Count, got.Truncated, len(want), n, len(lines))

@@ -11,7 +11,7 @@ import (
 func main() {
 	// The app prints its errors and exits with their status; an error that
 	// still comes back is a usage error it has already printed.
-	if err := app.New().Run(os.Args); err != nil {
+	if err := app.Run(os.Args); err != nil {
 		os.Exit(2)
 	}
 }

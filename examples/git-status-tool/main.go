@@ -1,6 +1,7 @@
 // Command git-status-tool is an ikigai tool that reports a git work tree's
 // branch and changed files as JSON. It is written as any third-party tool
-// author would write one, on toolsdk alone.
+// author would write one, on toolsdk alone (and its files package, for the
+// core tools' rule on path arguments).
 //
 // Install it where ikigai looks for user tools:
 //
@@ -16,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/ikigai-tools/ikigai/toolsdk"
+	"github.com/ikigai-tools/ikigai/toolsdk/files"
 )
 
 type params struct {
@@ -44,6 +46,15 @@ type file struct {
 // maxFiles keeps the result readable in a huge dirty tree.
 const maxFiles = 500
 
+// The tool's error codes.
+const (
+	codeGitNotFound    = "GIT_NOT_FOUND"    // git is not installed
+	codeNotARepository = "NOT_A_REPOSITORY" // path is not in a git work tree
+	codeGitFailed      = "GIT_FAILED"       // git failed for another reason
+)
+
+const op = "reading repository"
+
 var tool = toolsdk.New(toolsdk.Schema{
 	Name:        "git_status",
 	Description: "Show a git repository's current branch, upstream, ahead/behind counts and changed files.",
@@ -57,7 +68,7 @@ func run(ctx context.Context, p params) (status, error) {
 	if dir == "" {
 		dir = "."
 	}
-	if err := toolsdk.CheckPath("reading repository", dir); err != nil {
+	if err := files.CheckPath(op, dir); err != nil {
 		return status{}, err
 	}
 	cmd := exec.CommandContext(ctx, "git", "-C", dir, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all")
@@ -67,11 +78,11 @@ func run(ctx context.Context, p params) (status, error) {
 	var exitErr *exec.ExitError
 	switch {
 	case errors.Is(err, exec.ErrNotFound):
-		return status{}, toolsdk.Errorf("GIT_NOT_FOUND", "Error: running git: git is not installed")
+		return status{}, toolsdk.Errorf(codeGitNotFound, "Error: running git: git is not installed")
 	case errors.As(err, &exitErr) && strings.Contains(stderr.String(), "not a git repository"):
-		return status{}, toolsdk.Errorf("NOT_A_REPOSITORY", "Error: reading repository '%s': not a git repository", dir)
+		return status{}, &toolsdk.Error{Code: codeNotARepository, Op: op, Path: dir, Reason: "not a git repository"}
 	case err != nil:
-		return status{}, toolsdk.Errorf("GIT_FAILED", "Error: reading repository '%s': %s", dir, firstLine(stderr.String(), err))
+		return status{}, &toolsdk.Error{Code: codeGitFailed, Op: op, Path: dir, Reason: firstLine(stderr.String(), err)}
 	}
 	return parse(out), nil
 }

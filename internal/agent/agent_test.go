@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"github.com/ikigai-tools/ikigai/internal/execute"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +18,7 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/agent"
 	"github.com/ikigai-tools/ikigai/internal/approval"
 	"github.com/ikigai-tools/ikigai/internal/discovery"
+	"github.com/ikigai-tools/ikigai/internal/instructions"
 	"github.com/ikigai-tools/ikigai/internal/provider"
 	"github.com/ikigai-tools/ikigai/internal/provider/anthropic"
 	"github.com/ikigai-tools/ikigai/internal/provider/providertest"
@@ -148,6 +153,67 @@ func TestRunRefusesAndReports(t *testing.T) {
 	}
 }
 
+// A call's duration is the tool's, not the time the user took to answer
+// the approval question: the clock moves an hour while the user is asked,
+// and not at all otherwise.
+func TestRunTimesTheToolNotTheQuestion(t *testing.T) {
+	reg := tools(t, map[string]string{"write": writeTool})
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+	clock := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return now
+	}
+	answer := func(yes bool) approval.Asker {
+		return approval.AskerFunc(func(context.Context, approval.Request) (bool, error) {
+			mu.Lock()
+			now = now.Add(time.Hour)
+			mu.Unlock()
+			return yes, nil
+		})
+	}
+	for _, yes := range []bool{true, false} {
+		f := newFixture(t, providertest.Transcript{Replies: calls(call("w", "write", `{}`))}, reg, &approval.Policy{Mode: approval.Ask, Asker: answer(yes)})
+		agent.SetClock(f.agent, clock)
+		if _, err := f.agent.Run(context.Background(), &agent.Conversation{}, "go"); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range f.events {
+			if e.Kind == agent.ToolResult && e.Elapsed != 0 {
+				t.Errorf("approved %v: the call took %v by a clock that only the question moves", yes, e.Elapsed)
+			}
+		}
+	}
+}
+
+// A run cancelled while the user is asked (Ctrl-C at the question) ends the
+// call as TOOL_CANCELLED, whether the asker saw the cancellation or answered
+// first.
+func TestRunCancelledAtTheQuestion(t *testing.T) {
+	for _, askerErr := range []bool{true, false} {
+		reg := tools(t, map[string]string{"write": writeTool})
+		ctx, cancel := context.WithCancel(context.Background())
+		policy := &approval.Policy{Mode: approval.Ask, Asker: approval.AskerFunc(func(ctx context.Context, r approval.Request) (bool, error) {
+			cancel()
+			if askerErr {
+				return false, ctx.Err()
+			}
+			return false, nil
+		})}
+		f := newFixture(t, providertest.Transcript{Replies: calls(call("w", "write", `{"path":"x"}`))}, reg, policy)
+		conv := &agent.Conversation{}
+		if _, err := f.agent.Run(ctx, conv, "go"); !agent.IsCancel(err) {
+			t.Errorf("Run: %v, want a cancellation", err)
+		}
+		want := map[string]provider.ToolResult{"w": {CallID: "w", IsError: true,
+			Content: `{"tool_success":false,"error":"Tool 'write' was cancelled before it started","error_code":"TOOL_CANCELLED"}`}}
+		if diff := cmp.Diff(want, results(conv)); diff != "" {
+			t.Errorf("asker error %v: results (-want +got):\n%s", askerErr, diff)
+		}
+	}
+}
+
 func TestRunEventsInCallOrder(t *testing.T) {
 	reg := tools(t, map[string]string{"echo": echoTool})
 	f := newFixture(t, providertest.Transcript{Replies: calls(
@@ -208,18 +274,78 @@ func TestRunCancelledDuringTools(t *testing.T) {
 	}
 }
 
-// A failed request leaves the conversation as it was before the request.
-func TestRunProviderFailure(t *testing.T) {
+// A run that fails is taken out of the conversation, the prompt and
+// everything after it, so that the next prompt does not send it again:
+// whether the first request failed or one after tool calls.
+func TestRunFailureIsTakenOut(t *testing.T) {
 	reg := tools(t, map[string]string{"echo": echoTool})
-	f := newFixture(t, providertest.Transcript{Replies: []providertest.Reply{{Status: 400, Error: "bad request"}}}, reg, nil)
-	conv := &agent.Conversation{}
-	_, err := f.agent.Run(context.Background(), conv, "go")
-	var pe *provider.Error
-	if !errors.As(err, &pe) || pe.Kind != provider.BadRequest {
-		t.Fatalf("Run error = %v, want a bad-request *provider.Error", err)
+	earlier := []provider.Message{provider.UserText("hello"), {Role: provider.Assistant, Parts: []provider.Part{provider.Text("Hi.")}}}
+	for name, replies := range map[string][]providertest.Reply{
+		"first request": {{Status: 400, Error: "prompt is too long"}},
+		"after a tool":  {{ToolCalls: []providertest.Call{call("a", "echo", `{}`)}}, {Status: 400, Error: "prompt is too long"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, providertest.Transcript{Replies: replies}, reg, nil)
+			var appended, cuts []int
+			conv := &agent.Conversation{Messages: slices.Clone(earlier)}
+			conv.OnAppend = func(provider.Message) { appended = append(appended, len(conv.Messages)) }
+			conv.OnCut = func(n int) { cuts = append(cuts, n) }
+			_, err := f.agent.Run(context.Background(), conv, "go")
+			var pe *provider.Error
+			if !errors.As(err, &pe) || pe.Kind != provider.BadRequest || !strings.Contains(pe.Message, "prompt is too long") {
+				t.Fatalf("Run error = %v, want the bad-request *provider.Error", err)
+			}
+			if diff := cmp.Diff(earlier, conv.Messages); diff != "" {
+				t.Errorf("conversation after the failure (-want +got):\n%s", diff)
+			}
+			if len(appended) == 0 || !slices.Equal(cuts, []int{2}) {
+				t.Errorf("appended at %v, then cut to %v; want a cut to 2", appended, cuts)
+			}
+		})
 	}
-	if len(conv.Messages) != 1 {
-		t.Errorf("conversation has %d messages, want only the prompt", len(conv.Messages))
+}
+
+// A cancelled run is not a failure: the prompt stays, as the user wrote it.
+func TestRunCancelledKeepsThePrompt(t *testing.T) {
+	f := newFixture(t, providertest.Transcript{Replies: []providertest.Reply{{Text: "never", Hang: true}}}, tools(t, map[string]string{"echo": echoTool}), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	f.agent.Observe = func(e agent.Event) {
+		if e.Kind == agent.RequestSent {
+			cancel()
+		}
+	}
+	conv := &agent.Conversation{OnCut: func(n int) { t.Errorf("cut to %d", n) }}
+	if _, err := f.agent.Run(ctx, conv, "go"); !agent.IsCancel(err) {
+		t.Fatalf("Run error = %v, want a cancellation", err)
+	}
+	if len(conv.Messages) != 1 || conv.Messages[0].Text() != "go" {
+		t.Errorf("conversation %+v, want the prompt", conv.Messages)
+	}
+}
+
+// A retried request is reported with its failure and which attempt comes
+// next, of how many.
+func TestRunReportsRetries(t *testing.T) {
+	f := newFixture(t, providertest.Transcript{Replies: []providertest.Reply{
+		{Status: 500, Error: "internal error", Headers: map[string]string{"Retry-After-Ms": "1"}},
+		{Text: "ok"},
+	}}, tools(t, map[string]string{"echo": echoTool}), nil)
+	p, err := anthropic.New(anthropic.Config{APIKey: "test", BaseURL: f.srv.AnthropicURL(), Retry: provider.Retry{Attempts: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.agent.Provider = p
+	if _, err := f.agent.Run(context.Background(), &agent.Conversation{}, "go"); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range f.events {
+		if e.Kind == agent.Retrying {
+			got = append(got, fmt.Sprintf("%v; %v; %d of %d", e.Err, e.Wait, e.Attempt, e.Attempts))
+		}
+	}
+	if d := cmp.Diff([]string{"anthropic: server error (HTTP 500): internal error; 1ms; 2 of 3"}, got); d != "" {
+		t.Errorf("retries (-want +got):\n%s", d)
 	}
 }
 
@@ -234,7 +360,7 @@ func TestRunToolsError(t *testing.T) {
 
 func TestSystemPrompt(t *testing.T) {
 	dir := t.TempDir()
-	got := agent.SystemPrompt(dir, []string{"bash", "grep"})
+	got := agent.SystemPrompt(dir, []string{"bash", "grep"}, nil)
 	for _, want := range []string{"in the directory " + dir + ".", "Use bash for builds", "Find code with grep"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("system prompt lacks %q:\n%s", want, got)
@@ -244,13 +370,9 @@ func TestSystemPrompt(t *testing.T) {
 		t.Errorf("system prompt mentions what is not there:\n%s", got)
 	}
 
-	huge := strings.Repeat("x", agent.MaxAgentsFile+100)
-	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte(huge), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	got = agent.SystemPrompt(dir, nil)
-	if !strings.Contains(got, "[AGENTS.md continues; the rest is omitted]") || strings.Count(got, "x") > agent.MaxAgentsFile+10 {
-		t.Errorf("a huge AGENTS.md is not cut (%d bytes of prompt)", len(got))
+	got = agent.SystemPrompt(dir, nil, []instructions.Text{{Title: "First", Text: "one\n"}, {Title: "Second", Text: "two"}})
+	if !strings.HasSuffix(got, "\nFirst:\n\none\n\nSecond:\n\ntwo\n") {
+		t.Errorf("instructions are not appended in order:\n%s", got)
 	}
 }
 
@@ -288,5 +410,80 @@ func TestAnswerInterrupted(t *testing.T) {
 	}
 	if (&agent.Conversation{Messages: []provider.Message{provider.UserText("hi")}}).AnswerInterrupted() {
 		t.Error("a conversation ending in a prompt was answered")
+	}
+}
+
+// Read-only calls of one answer run at once, but no more than MaxParallel
+// of them.
+func TestRunBoundsParallelCalls(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("RUNNING", dir)
+	reg := tools(t, map[string]string{"count": `if [ "$1" = --schema ]; then echo '{"name":"count","description":"Counts","annotations":{"readOnlyHint":true}}'; exit 0; fi
+cat >/dev/null; touch "$RUNNING/$$"; n=$(ls "$RUNNING" | wc -l); sleep 0.2; rm "$RUNNING/$$"; echo "{\"n\":$n}"`})
+	var cs []providertest.Call
+	for i := range 6 {
+		cs = append(cs, call(string(rune('a'+i)), "count", `{}`))
+	}
+	f := newFixture(t, providertest.Transcript{Replies: calls(cs...)}, reg, nil)
+	f.agent.MaxParallel = 2
+	conv := &agent.Conversation{}
+	if _, err := f.agent.Run(context.Background(), conv, "count"); err != nil {
+		t.Fatal(err)
+	}
+	most := 0
+	for id, r := range results(conv) {
+		var env struct {
+			Result struct{ N int }
+		}
+		if err := json.Unmarshal([]byte(r.Content), &env); err != nil || env.Result.N == 0 {
+			t.Fatalf("%s: %s", id, r.Content)
+		}
+		most = max(most, env.Result.N)
+	}
+	if most > 2 {
+		t.Errorf("%d calls ran at once, more than 2", most)
+	}
+}
+
+// A deferred tool is left out of requests until the conversation enables
+// it; one the model calls by name anyway runs and is offered from then
+// on. Around sees every call that runs, and its context reaches the tool.
+func TestDeferredAndAround(t *testing.T) {
+	envTool := `if [ "$1" = --schema ]; then echo '{"name":"env","description":"Says its token"}'; exit 0; fi
+cat >/dev/null; echo "{\"token\":\"$CALL_TOKEN\"}"`
+	reg := tools(t, map[string]string{"echo": echoTool, "env": envTool})
+	reg = reg.Defer(func(t registry.Tool) bool { return t.Name == "env" })
+	f := newFixture(t, providertest.Transcript{Replies: []providertest.Reply{
+		{ToolCalls: []providertest.Call{call("a", "env", `{}`)}}, {Text: "ok"},
+	}}, reg, &approval.Policy{Mode: approval.Auto})
+	var around []string
+	f.agent.Around = func(ctx context.Context, c agent.Call) (context.Context, func()) {
+		around = append(around, c.Name+" "+c.ID)
+		return execute.WithEnv(ctx, "CALL_TOKEN=t-"+c.ID), func() { around = append(around, "end "+c.ID) }
+	}
+	conv := &agent.Conversation{}
+	if _, err := f.agent.Run(context.Background(), conv, "go"); err != nil {
+		t.Fatal(err)
+	}
+	offered := func(i int) []string {
+		var body struct{ Tools []struct{ Name string } }
+		json.Unmarshal(f.srv.Requests()[i].Body, &body)
+		var names []string
+		for _, t := range body.Tools {
+			names = append(names, t.Name)
+		}
+		return names
+	}
+	if diff := cmp.Diff([][]string{{"echo"}, {"echo", "env"}}, [][]string{offered(0), offered(1)}); diff != "" {
+		t.Errorf("tools offered (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"env a", "end a"}, around); diff != "" {
+		t.Errorf("around (-want +got):\n%s", diff)
+	}
+	if got := results(conv)["a"].Content; got != `{"tool_success":true,"result":{"token":"t-a"}}` {
+		t.Errorf("result %s", got)
+	}
+	if !conv.Enabled("env") || conv.Enabled("echo") {
+		t.Errorf("enabled: %v", conv.EnabledTools())
 	}
 }

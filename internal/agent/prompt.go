@@ -2,21 +2,17 @@ package agent
 
 import (
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ikigai-tools/ikigai/internal/instructions"
+	"github.com/ikigai-tools/ikigai/internal/registry"
 )
 
-// MaxAgentsFile is the most of AGENTS.md the system prompt takes, so a huge
-// file cannot crowd out the conversation.
-const MaxAgentsFile = 64 << 10
-
 // SystemPrompt returns the default system prompt for a session in dir
-// offering the named tools, with the project's AGENTS.md appended when dir
-// has one.
-func SystemPrompt(dir string, tools []string) string {
+// offering the named tools, with the instruction files' guidance
+// appended in order.
+func SystemPrompt(dir string, tools []string, guidance []instructions.Text) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `You are ikigai, a coding agent working in the user's terminal, in the directory %s.
 
@@ -45,6 +41,9 @@ How to work:
 	if has("file_write") {
 		tips = append(tips, "Create files, or replace one whole, with file_write.")
 	}
+	if has("web_search") || has("web_fetch") {
+		tips = append(tips, "Look things up with web_search and read pages with web_fetch (offset and limit for a long page).")
+	}
 	if has("bash") {
 		tips = append(tips, "Use bash for builds, tests, git and other commands; give long-running commands a timeout.")
 	}
@@ -54,29 +53,42 @@ How to work:
 			b.WriteString("- " + t + "\n")
 		}
 	}
-	if agents := readAgentsFile(dir); agents != "" {
-		b.WriteString("\nThe project's instructions, from AGENTS.md:\n\n")
-		b.WriteString(agents)
-		if !strings.HasSuffix(agents, "\n") {
-			b.WriteString("\n")
-		}
+	for _, in := range guidance {
+		fmt.Fprintf(&b, "\n%s:\n\n%s\n", in.Title, strings.TrimRight(in.Text, "\n"))
 	}
 	return b.String()
 }
 
-// readAgentsFile returns the start of dir/AGENTS.md, or "" when there is
-// none or it cannot be read.
-func readAgentsFile(dir string) string {
-	f, err := os.Open(filepath.Join(dir, "AGENTS.md"))
-	if err != nil {
+// DeferredPrompt is the part of the system prompt that tells the model of
+// the deferred tools, which requests leave out until it enables them: one
+// line each, its name and the first sentence of its description. "" when
+// there are none.
+func DeferredPrompt(tools []registry.Definition, search string) string {
+	var b strings.Builder
+	for _, t := range tools {
+		if t.Deferred {
+			fmt.Fprintf(&b, "- %s: %s\n", t.Name, FirstSentence(t.Description))
+		}
+	}
+	if b.Len() == 0 {
 		return ""
 	}
-	defer f.Close()
-	data, _ := io.ReadAll(io.LimitReader(f, MaxAgentsFile+1))
-	more := len(data) > MaxAgentsFile
-	text := strings.TrimSpace(strings.ToValidUTF8(string(data[:min(len(data), MaxAgentsFile)]), "\uFFFD"))
-	if more {
-		text += "\n[AGENTS.md continues; the rest is omitted]"
+	return fmt.Sprintf("\nMore tools, not loaded yet: call %s with words from what you need (or their names) to load them; "+
+		"they stay loaded for the rest of the conversation.\n%s", search, b.String())
+}
+
+// FirstSentence is the first sentence of a tool's description, on one
+// line and at most 160 characters.
+func FirstSentence(desc string) string {
+	desc = strings.Join(strings.Fields(desc), " ")
+	for i := 0; i < len(desc); i++ {
+		if (desc[i] == '.' || desc[i] == '!' || desc[i] == '?') && (i+1 == len(desc) || desc[i+1] == ' ') {
+			desc = desc[:i+1]
+			break
+		}
 	}
-	return text
+	if r := []rune(desc); len(r) > 160 {
+		desc = string(r[:159]) + "…"
+	}
+	return desc
 }

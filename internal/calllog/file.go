@@ -2,6 +2,8 @@ package calllog
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"sync"
 	"syscall"
@@ -17,6 +19,9 @@ type file struct {
 	max  int64
 	mu   sync.Mutex
 	f    *os.File
+	// report, if set, is told of the first write that fails.
+	report   func(msg string)
+	reported bool
 }
 
 func openFile(path string, max int64) (*file, error) {
@@ -36,10 +41,23 @@ func (w *file) open() error {
 	return nil
 }
 
-// Write appends p, which is one whole line.
+// Write appends p, which is one whole line. The first failure is reported.
 func (w *file) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	n, err := w.write(p)
+	if err != nil && !w.reported && w.report != nil {
+		w.reported = true
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is said anyway
+		}
+		w.report(fmt.Sprintf("Warning: the call log cannot be written to %s: %v", w.path, err))
+	}
+	return n, err
+}
+
+func (w *file) write(p []byte) (int, error) {
 	// Two rounds suffice unless other processes keep rotating under us.
 	for range 3 {
 		if w.f == nil {

@@ -1,14 +1,13 @@
 // Package calllog keeps ikigai's log: one JSON line per tool call and, with
 // --debug, the events of discovery and the providers, in the user's state
-// directory. The file is rotated to one old file at a size limit. Arguments
-// are never written, only their size, and error text is scrubbed of
-// anything that looks like a secret before it is.
+// directory. The file is rotated to one old file at a size limit. No text
+// of a call is written: not its arguments, nor its result, nor its error
+// message, which may echo either; only their sizes and the error code. The
+// debug events are scrubbed of anything that looks like a secret.
 package calllog
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -24,24 +23,15 @@ const FileName = "ikigai.log"
 // callMessage is the message of every tool call line.
 const callMessage = "tool call"
 
-// maxErrorText caps the error text of one line.
-const maxErrorText = 512
-
-// Dir returns the directory the log is kept in: $XDG_STATE_HOME/ikigai,
-// else ~/.local/state/ikigai.
-func Dir(getenv func(string) string, home string) string {
-	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "ikigai")
-	}
-	return filepath.Join(home, ".local", "state", "ikigai")
-}
+// DefaultMaxBytes is the size the log is rotated at unless configured
+// otherwise.
+const DefaultMaxBytes = 10 << 20
 
 // Log writes the log. A nil *Log writes nothing, so a caller whose log
 // could not be opened goes on without one.
 type Log struct {
 	file   *file
 	logger *slog.Logger
-	scrub  *scrubber
 }
 
 // Open opens the log in dir, creating both if needed. The file is rotated
@@ -59,12 +49,22 @@ func Open(dir string, maxBytes int64, debug bool) (*Log, error) {
 	if debug {
 		level = slog.LevelDebug
 	}
-	scrub := newScrubber(os.Environ())
 	return &Log{
 		file:   f,
-		logger: slog.New(scrubHandler{slog.NewJSONHandler(f, &slog.HandlerOptions{Level: level}), scrub}),
-		scrub:  scrub,
+		logger: slog.New(scrubHandler{slog.NewJSONHandler(f, &slog.HandlerOptions{Level: level}), newScrubber(os.Environ())}),
 	}, nil
+}
+
+// OnWriteFailure has report told, once, when a line cannot be written (a
+// full disk, say), with a message for the user that says where the log
+// is. Calls go on without their lines, and later lines are tried again.
+func (l *Log) OnWriteFailure(report func(msg string)) {
+	if l == nil {
+		return
+	}
+	l.file.mu.Lock()
+	defer l.file.mu.Unlock()
+	l.file.report = report
 }
 
 // Close closes the log's file.
@@ -75,8 +75,8 @@ func (l *Log) Close() error {
 	return l.file.close()
 }
 
-// Logger returns the logger for debug events, which are scrubbed as call
-// lines are. It discards everything when l is nil.
+// Logger returns the logger for debug events, whose every string is
+// scrubbed of secrets. It discards everything when l is nil.
 func (l *Log) Logger() *slog.Logger {
 	if l == nil {
 		return slog.New(slog.DiscardHandler)
@@ -102,8 +102,10 @@ const (
 )
 
 // Record writes one line for a call: time, tool, source, duration,
-// outcome, error code and text, and the bytes of the arguments and of the
-// envelope.
+// outcome, the error code and the length of the error message, and the
+// bytes of the arguments and of the envelope. The message itself is not
+// written: a tool's error may quote its arguments (an invalid pattern, a
+// path) or anything else, and no scrubber knows every secret.
 func (l *Log) Record(c Call) {
 	if l == nil {
 		return
@@ -119,28 +121,21 @@ func (l *Log) Record(c Call) {
 		attrs = append(attrs, slog.String("error_code", code))
 	}
 	if text != "" {
-		// Scrubbed before it is cut, so a secret cut in two cannot slip
-		// past the handler's scrubbing.
-		attrs = append(attrs, slog.String("error", l.scrub.clean(text, maxErrorText)))
+		attrs = append(attrs, slog.Int("error_bytes", len(text)))
 	}
 	attrs = append(attrs, slog.Int("bytes_in", len(c.Args)), slog.Int("bytes_out", len(c.Envelope.JSON())))
 	l.logger.LogAttrs(context.Background(), slog.LevelInfo, callMessage, attrs...)
 }
 
 // Outcome classifies an envelope: OK, Error (an operation error, with the
-// tool's error_code and message) or Failed (with the failure's code and
-// message).
+// tool's error_code and message, as Envelope.OperationError finds them) or
+// Failed (with the failure's code and message).
 func Outcome(env execute.Envelope) (outcome, code, text string) {
 	if !env.Success {
 		return Failed, env.Code, env.Error
 	}
-	var op struct {
-		Error string `json:"error"`
-		Code  string `json:"error_code"`
-	}
-	// Most results are not errors: spare decoding them.
-	if bytes.Contains(env.Result, []byte(`"error_code"`)) && env.Result[0] == '{' && json.Unmarshal(env.Result, &op) == nil && op.Code != "" {
-		return Error, op.Code, op.Error
+	if code, text, ok := env.OperationError(); ok {
+		return Error, code, text
 	}
 	return OK, "", ""
 }

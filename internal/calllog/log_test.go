@@ -17,19 +17,6 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/execute"
 )
 
-func TestDir(t *testing.T) {
-	for _, tc := range []struct{ xdg, want string }{
-		{"/state", "/state/ikigai"},
-		{"", "/home/u/.local/state/ikigai"},
-		{"relative", "/home/u/.local/state/ikigai"}, // the XDG spec says to ignore it
-	} {
-		got := Dir(func(string) string { return tc.xdg }, "/home/u")
-		if got != tc.want {
-			t.Errorf("XDG_STATE_HOME=%q: got %s, want %s", tc.xdg, got, tc.want)
-		}
-	}
-}
-
 // lines returns the log's lines in dir, decoded.
 func lines(t *testing.T, path string) []map[string]any {
 	t.Helper()
@@ -80,14 +67,38 @@ func TestRecord(t *testing.T) {
 		{"level": "INFO", "msg": "tool call", "tool": "bash", "source": "system", "duration_ms": 2.5, "outcome": "ok",
 			"bytes_in": 24.0, "bytes_out": float64(len(calls[0].Envelope.JSON()))},
 		{"level": "INFO", "msg": "tool call", "tool": "file_read", "source": "user", "duration_ms": 1.0, "outcome": "error",
-			"error_code": "FILE_NOT_FOUND", "error": "Error: reading file '/nope': No such file or directory",
+			"error_code": "FILE_NOT_FOUND", "error_bytes": 54.0,
 			"bytes_in": 21.0, "bytes_out": float64(len(calls[1].Envelope.JSON()))},
 		{"level": "INFO", "msg": "tool call", "tool": "mcp--srv--echo", "source": "mcp:srv", "duration_ms": 3000.0, "outcome": "failed",
-			"error_code": "TOOL_CRASHED", "error": "Tool 'x' crashed with exit code 139",
+			"error_code": "TOOL_CRASHED", "error_bytes": 35.0,
 			"bytes_in": 2.0, "bytes_out": float64(len(calls[2].Envelope.JSON()))},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("log lines (-want +got):\n%s", diff)
+	}
+}
+
+// No text of a call reaches its line, whatever the tool or the host put in
+// its error: an argument echoed back, a path, a secret no pattern knows.
+// The code and the length of the message are written instead.
+func TestRecordWritesNoErrorText(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(dir, 1<<20, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const planted = "Xq7-planted-argument-value"
+	l.Record(Call{Tool: "grep", Args: []byte(`{"pattern":"` + planted + `("}`),
+		Envelope: execute.Succeeded(json.RawMessage(`{"error":"Error: invalid pattern '` + planted + `(': missing closing )","error_code":"INVALID_PATTERN"}`))})
+	l.Record(Call{Tool: "t", Envelope: execute.Failed(execute.InvalidParams, "bad value %s", planted)})
+	l.Close()
+	data, _ := os.ReadFile(filepath.Join(dir, FileName))
+	if strings.Contains(string(data), planted) {
+		t.Errorf("an argument reached the log:\n%s", data)
+	}
+	got := lines(t, filepath.Join(dir, FileName))
+	if got[0]["error_code"] != "INVALID_PATTERN" || got[0]["error_bytes"] != 71.0 || got[1]["error_bytes"] != 36.0 {
+		t.Errorf("got %v", got)
 	}
 }
 
@@ -126,7 +137,6 @@ func TestDebugScrubbed(t *testing.T) {
 	logger := l.Logger().With("context", "with "+secret)
 	logger.Debug("message "+secret, "string", secret, "error", fmt.Errorf("failed: %s", secret),
 		slog.Group("group", "inner", secret), "count", 3)
-	l.Record(Call{Tool: "t", Envelope: execute.Failed(execute.ToolCrashed, "crashed printing %s", secret)})
 	l.Close()
 	data, _ := os.ReadFile(filepath.Join(dir, FileName))
 	if strings.Contains(string(data), secret) {
@@ -152,7 +162,8 @@ func TestScrub(t *testing.T) {
 		{"sent Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "sent Bearer [REDACTED]"},
 		{"api_key=abcd1234efgh&x=1", "api_key=[REDACTED]&x=1"},
 		{`{"password": "correct horse"}`, `{"password": "[REDACTED]"}`},
-		{"pass='two words' then", "pass='two words' then"},
+		{"pass='two words' then", "pass='[REDACTED]' then"},
+		{"mode='two words' then", "mode='two words' then"},
 		{"db_password='two words' then", "db_password='[REDACTED]' then"},
 		{"GITHUB_TOKEN=ghp_0123456789abcdefghij0123456789abcdef", "GITHUB_TOKEN=[REDACTED]"},
 		{"found ghp_0123456789abcdefghij0123456789abcdef in file", "found [REDACTED] in file"},
@@ -165,6 +176,58 @@ func TestScrub(t *testing.T) {
 	} {
 		if got := s.clean(tc.in, 1000); got != tc.want {
 			t.Errorf("clean(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// secretSamples are one credential of each family the scrubber knows by
+// its shape, with the part of it that must not survive: the fixtures of
+// TestScrubFamilies and the seeds of FuzzScrubSecrets. All are made up.
+var secretSamples = []struct{ family, text, secret string }{
+	{"PEM private key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi+AbCdEfGh/IjKlMnOpQrStUvW\nxYz0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX\n-----END RSA PRIVATE KEY-----",
+		"MIIEowIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi+AbCdEfGh/IjKlMnOpQrStUvW\nxYz0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX"},
+	{"PEM private key, cut", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
+		"b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"},
+	{"PEM private key, JSON-escaped", `-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIIrYSSNQFaA2Hwf1duRSxKtLYX5CB04fSeQ6tF1aY/PuoAoGCCqGSM49\n-----END EC PRIVATE KEY-----`,
+		"MHcCAQEEIIrYSSNQFaA2Hwf1duRSxKtLYX5CB04fSeQ6tF1aY/PuoAoGCCqGSM49"},
+	{"Stripe", "sk_live_51HqLyjWDarjtT1zdp7dcXyzAbCdEfGhIjKlMnOpQr", "51HqLyjWDarjtT1zdp7dcXyzAbCdEfGhIjKlMnOpQr"},
+	{"Stripe restricted", "rk_live_51HqLyjWDarjtT1zdp7dcXyzAbCdEfGh", "51HqLyjWDarjtT1zdp7dcXyzAbCdEfGh"},
+	{"npm", "npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"},
+	{"Hugging Face", "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGhIj", "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGhIj"},
+	{"GitLab", "glpat-Ab1Cd2Ef3Gh4Ij5Kl6Mn", "Ab1Cd2Ef3Gh4Ij5Kl6Mn"},
+	{"AWS secret key", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"},
+	{"AWS secret key, named", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"},
+	{"Slack webhook", "https://hooks.slack.com/services/T0AB1CD2E/B0FG3HI4J/aBcDeFgHiJkLmNoPqRsTuVwX", "T0AB1CD2E/B0FG3HI4J/aBcDeFgHiJkLmNoPqRsTuVwX"},
+	{"MySQL password", "MYSQL_PWD=Tr0ub4dor-and-3", "Tr0ub4dor-and-3"},
+	{"Docker password", "DOCKER_PASS=correct.horse.battery", "correct.horse.battery"},
+	{"SendGrid", "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", "ngeVfQFYQlKU0ufo8x5d1A.TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr"},
+	{"PyPI", "pypi-AgEIcHlwaS5vcmcCJDU3OTM5NzdhLTk0YTYtNGZlYi1iNmQwLWI2Y2QwZTkxYjI4MQ", "AgEIcHlwaS5vcmcCJDU3OTM5NzdhLTk0YTYtNGZlYi1iNmQwLWI2Y2QwZTkxYjI4MQ"},
+	{"DigitalOcean", "dop_v1_1234567890abcdef1234567890abcdef1234567890abcdef1234567890abcdef", "1234567890abcdef1234567890abcdef1234567890abcdef1234567890abcdef"},
+}
+
+// Each family is found wherever it stands, and only its secret goes.
+func TestScrubFamilies(t *testing.T) {
+	s := newScrubber(nil)
+	for _, tc := range secretSamples {
+		for _, text := range []string{tc.text, "error: " + tc.text + " rejected", `{"value":"` + tc.text + `"}`} {
+			got := s.clean(text, 4096)
+			if strings.Contains(got, tc.secret) || !strings.Contains(got, redacted) {
+				t.Errorf("%s: clean(%q) = %q", tc.family, text, got)
+			}
+		}
+	}
+	// Values of variables whose names say they hold passwords go too; the
+	// working directory is not a password.
+	s = newScrubber([]string{"MYSQL_PWD=Tr0ub4dor-and-3", "DOCKER_PASS=correct.horse.battery", "PWD=/home/someone/project", "OLDPWD=/home/someone/other"})
+	for in, want := range map[string]string{
+		"connect with Tr0ub4dor-and-3 failed":            "connect with [REDACTED] failed",
+		"login correct.horse.battery refused":            "login [REDACTED] refused",
+		"reading /home/someone/project/a.go failed":      "reading /home/someone/project/a.go failed",
+		"sha1 0123456789abcdef0123456789abcdef01234567":  "sha1 0123456789abcdef0123456789abcdef01234567",
+		"a path/to/a/file/that/is/forty/characters/long": "a path/to/a/file/that/is/forty/characters/long",
+	} {
+		if got := s.clean(in, 1000); got != want {
+			t.Errorf("clean(%q)\n got %q\nwant %q", in, got, want)
 		}
 	}
 }
@@ -262,10 +325,51 @@ func TestSharedLog(t *testing.T) {
 	}
 }
 
+// A log that cannot be written (a full disk: /dev/full answers every write
+// with ENOSPC) is reported once, saying where, and calls go on.
+func TestWriteFailureReportedOnce(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Symlink("/dev/full", filepath.Join(dir, FileName)); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Open(dir, 1<<20, false)
+	if err != nil {
+		t.Skipf("no /dev/full to write to: %v", err)
+	}
+	defer l.Close()
+	var reports []string
+	l.OnWriteFailure(func(msg string) { reports = append(reports, msg) })
+	for range 3 {
+		l.Record(Call{Tool: "bash", Envelope: execute.Succeeded(json.RawMessage(`{}`))})
+	}
+	want := []string{"Warning: the call log cannot be written to " + filepath.Join(dir, FileName) + ": no space left on device"}
+	if diff := cmp.Diff(want, reports); diff != "" {
+		t.Errorf("reports (-want +got):\n%s", diff)
+	}
+}
+
 func TestOpenFails(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o644)
 	if _, err := Open(filepath.Join(file, "ikigai"), 1000, false); err == nil {
 		t.Fatal("opened a log below a file")
+	}
+}
+
+// The log decides what is an operation error as the display does.
+func TestOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		result string
+		want   [3]string
+	}{
+		{`{"output":"hello"}`, [3]string{OK, "", ""}},
+		{`{"error":"x","error_code":"X"}`, [3]string{Error, "X", "x"}},
+		{`{"error":"x"}`, [3]string{Error, execute.ToolError, "x"}},
+		{`{"error_code":"X"}`, [3]string{Error, "X", ""}},
+	} {
+		outcome, code, text := Outcome(execute.Succeeded(json.RawMessage(tc.result)))
+		if got := [3]string{outcome, code, text}; got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.result, got, tc.want)
+		}
 	}
 }

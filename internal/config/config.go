@@ -12,11 +12,22 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/ikigai-tools/ikigai/internal/agent"
+	"github.com/ikigai-tools/ikigai/internal/approval"
 	"github.com/ikigai-tools/ikigai/internal/buildinfo"
+	"github.com/ikigai-tools/ikigai/internal/calllog"
+	"github.com/ikigai-tools/ikigai/internal/discovery"
+	"github.com/ikigai-tools/ikigai/internal/execute"
+	"github.com/ikigai-tools/ikigai/internal/fserr"
+	"github.com/ikigai-tools/ikigai/internal/hooks"
+	"github.com/ikigai-tools/ikigai/internal/provider"
+	"github.com/ikigai-tools/ikigai/internal/rules"
+	"github.com/ikigai-tools/ikigai/internal/sandbox"
 )
 
 // Config is the merged settings. Zero values of Provider, Model, BaseURL and
@@ -27,8 +38,11 @@ type Config struct {
 	BaseURL      string
 	MaxTokens    int
 	MaxToolTurns int
-	Approval     string // "ask", "auto" or "read-only"
-	Allow, Deny  []string
+	Approval     string // "ask", "auto", "read-only" or "sandboxed"
+	// Allow, Ask and Deny are approval rules, gathered from every file
+	// rather than replaced by the last: a later file cannot take back an
+	// earlier one's deny rules.
+	Allow, Ask, Deny []Rule
 	// ToolTimeout applies to every tool without its own in Tools.
 	ToolTimeout time.Duration
 	// SchemaTimeout is how long each tool has to answer --schema.
@@ -38,11 +52,83 @@ type Config struct {
 	TrustedDirectories []string
 	MCPServers         map[string]MCPServer
 	LogMaxBytes        int64
+	// ContextWindow is the model's context in tokens, when the built-in
+	// table or the server cannot say; 0 leaves it to them.
+	ContextWindow int
+	// CompactAt is the share of the context window the next request may
+	// fill before the conversation is compacted: 0 for the agent's
+	// default, negative never.
+	CompactAt float64
+	// Prices are what models cost, by model name, over the built-in ones.
+	Prices map[string]provider.Price
+	// Sandbox is the sandbox mode ("off", "read-only", "workspace-write");
+	// SandboxNetwork "on" or "off"; SandboxFallback "warn" or "require".
+	Sandbox, SandboxNetwork, SandboxFallback string
+	// EnvExclude holds glob patterns of environment variables no tool,
+	// hook or MCP server gets (besides the providers' keys, never given).
+	EnvExclude []string
+	// MaxParallelTools bounds the read-only calls run at once; zero
+	// means the agent's default, the number of CPUs.
+	MaxParallelTools int
+	// StreamIdleTimeout is how long a model's answer may go without a
+	// byte before the request counts as stalled; zero means the
+	// provider's default.
+	StreamIdleTimeout time.Duration
+	// MaxResponseBytes caps one answer of the model: its text and its tool
+	// calls; zero means the provider's default.
+	MaxResponseBytes int
+	// Hooks are the configured hooks of every file, system first: a
+	// later file adds its hooks to those before, it does not replace them.
+	Hooks []hooks.Hook
+	// AgentMaxDepth is how deep sub-agents may nest, AgentMaxRunning how
+	// many may run at once; 0 for the host API's defaults.
+	AgentMaxDepth, AgentMaxRunning int
+}
+
+// A Rule is an approval rule and the scope it was written in.
+type Rule struct {
+	rules.Rule
+	Scope Scope
+}
+
+// Rules returns the rules of a list (Allow, Ask or Deny) as approval
+// takes them. Deny rules win over allow rules whatever their scope, so a
+// project's allow rules cannot allow what the user's configuration denies.
+func Rules(list []Rule) rules.List {
+	l := make(rules.List, len(list))
+	for i, r := range list {
+		l[i] = r.Rule
+	}
+	return l
+}
+
+// AddRules adds rules given for one run, such as --allow-tool's, to a
+// list: key is "allow", "ask" or "deny", and name how errors refer to
+// where the rules come from ("--allow-tool").
+func (c *Config) AddRules(key string, list []string, name string) error {
+	dst := map[string]*[]Rule{"allow": &c.Allow, "ask": &c.Ask, "deny": &c.Deny}[key]
+	if dst == nil {
+		return fmt.Errorf("no list of rules called %q", key)
+	}
+	var errs []error
+	for _, s := range list {
+		r, err := rules.Parse(s)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s %q: %v", name, s, err))
+			continue
+		}
+		*dst = append(*dst, Rule{r, CommandLine})
+	}
+	return errors.Join(errs...)
 }
 
 // Tool holds the settings of one tool.
 type Tool struct {
 	Timeout time.Duration
+	Sandbox *sandbox.Setting // nil: as the sandbox settings give
+	// Deferred keeps the tool out of requests until the model asks for
+	// it; nil: as the tool's deferredHint and the skills say.
+	Deferred *bool
 }
 
 // MCPServer is an MCP server whose tools are offered to the model: a
@@ -57,19 +143,30 @@ type MCPServer struct {
 	// zero means the MCP client's default.
 	StartupTimeout time.Duration
 	DisabledTools  []string
+	Sandbox        *sandbox.Setting // nil: as the sandbox settings give
+	// Deferred defers every tool of the server; nil: as each says.
+	Deferred *bool
+	// Confinement is how the server's process is confined, worked out
+	// from the sandbox settings by whoever starts it; nil: not at all.
+	Confinement *sandbox.Confinement
 }
 
 // MCPPrefix starts the name of every MCP server's tool: mcp--SERVER--TOOL.
 const MCPPrefix = "mcp--"
 
-// Default returns the settings before any file is read.
+// Default returns the settings before any file is read: the defaults of
+// the packages that use them.
 func Default() *Config {
 	return &Config{
-		MaxToolTurns:  50,
-		Approval:      "ask",
-		ToolTimeout:   30 * time.Second,
-		SchemaTimeout: time.Second,
-		LogMaxBytes:   10 << 20,
+		MaxToolTurns:  agent.DefaultMaxToolTurns,
+		Approval:      string(approval.Ask),
+		ToolTimeout:   execute.DefaultTimeout,
+		SchemaTimeout: discovery.DefaultSchemaTimeout,
+		LogMaxBytes:   calllog.DefaultMaxBytes,
+
+		Sandbox:         string(sandbox.Off),
+		SandboxNetwork:  "on",
+		SandboxFallback: string(sandbox.Warn),
 	}
 }
 
@@ -86,30 +183,53 @@ func (c *Config) TimeoutFor(name string) time.Duration {
 }
 
 // MCPServerOf returns the name of the configured MCP server the tool
-// called name comes from (mcp--SERVER--TOOL), or "". Where two servers'
-// names could both fit (a and a--b for mcp--a--b--c), the longer wins.
+// called name comes from, as mcp.ToolName makes names: mcp--SERVER--TOOL,
+// or, cut to 64 characters, the first 55 of them and -HASH, a cut that may
+// fall inside SERVER; "" for none. Where two servers' names could both fit
+// (a and a--b for mcp--a--b--c), the longer wins; where a cut leaves too
+// little of two names to tell them apart, the first in sorted order.
 func (c *Config) MCPServerOf(name string) string {
 	rest, ok := strings.CutPrefix(name, MCPPrefix)
 	if !ok {
 		return ""
 	}
+	// What is left of mcp--SERVER--TOOL in a name that was cut short.
+	stem := ""
+	if len(name) == mcpMaxName && hashed.MatchString(name) {
+		stem = name[:len(name)-len("-01234567")]
+	}
 	found := ""
 	for s := range c.MCPServers {
-		if strings.HasPrefix(rest, s+"--") && len(s) > len(found) {
+		fits := strings.HasPrefix(rest, s+"--") || stem != "" && strings.HasPrefix(MCPPrefix+s+"--", stem)
+		if fits && (len(s) > len(found) || len(s) == len(found) && s < found) {
 			found = s
 		}
 	}
 	return found
 }
 
-// SystemFile returns the system configuration file: IKIGAI_SYSTEM_CONFIG if
-// set, else config.json in the system configuration directory the build was
-// made for.
-func SystemFile(getenv func(string) string) string {
+// mcpMaxName is the longest tool name model APIs accept, to which
+// mcp.ToolName cuts the names it makes.
+const mcpMaxName = 64
+
+// hashed matches a name that ends in the hash mcp.ToolName adds.
+var hashed = regexp.MustCompile(`-[0-9a-f]{8}$`)
+
+// SystemFiles returns the system configuration files, read in order:
+// IKIGAI_SYSTEM_CONFIG if set; else config.json in the system
+// configuration directory the build was made for, followed, for a build
+// whose prefix is /usr (a distribution's package) but whose configuration
+// directory is not /etc, by /etc/ikigai/config.json, where an
+// administrator looks for it.
+func SystemFiles(getenv func(string) string) []string {
 	if p := getenv("IKIGAI_SYSTEM_CONFIG"); p != "" {
-		return p
+		return []string{p}
 	}
-	return filepath.Join(buildinfo.SysconfDir, "ikigai", "config.json")
+	files := []string{filepath.Join(buildinfo.SysconfDir, "ikigai", "config.json")}
+	if buildinfo.Prefix == "/usr" && filepath.Clean(buildinfo.SysconfDir) != "/etc" {
+		files = append(files, "/etc/ikigai/config.json")
+	}
+	return files
 }
 
 // Scope says which file a setting comes from; the project may not trust
@@ -120,6 +240,7 @@ const (
 	System Scope = iota
 	User
 	Project
+	CommandLine // flags for one run
 )
 
 // ReadFile applies the settings in the JSON file at path, if it exists.
@@ -130,7 +251,7 @@ func (c *Config) ReadFile(path, name string, scope Scope) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, unwrap(err))
+		return fmt.Errorf("%s: %w", name, fserr.Reason(err))
 	}
 	return c.apply(data, name, scope)
 }
@@ -146,7 +267,7 @@ func (c *Config) apply(data []byte, file string, scope Scope) error {
 	if doc == nil {
 		return fmt.Errorf("%s: want a JSON object, got null", file)
 	}
-	d := &decoder{file: file}
+	d := &decoder{file: file, project: scope == Project}
 	c.set(d, doc, scope)
 	return errors.Join(d.errs...)
 }
@@ -173,11 +294,13 @@ func (c *Config) set(d *decoder, doc map[string]json.RawMessage, scope Scope) {
 		case "max_tool_turns":
 			d.int(key, raw, &c.MaxToolTurns)
 		case "approval":
-			d.enum(key, raw, &c.Approval, "ask", "auto", "read-only")
+			d.enum(key, raw, &c.Approval, "ask", "auto", "read-only", "sandboxed")
 		case "allow":
-			d.names(key, raw, &c.Allow)
+			d.rules(key, raw, scope, &c.Allow)
+		case "ask":
+			d.rules(key, raw, scope, &c.Ask)
 		case "deny":
-			d.names(key, raw, &c.Deny)
+			d.rules(key, raw, scope, &c.Deny)
 		case "tool_timeout_seconds":
 			d.seconds(key, raw, &c.ToolTimeout)
 		case "schema_timeout_seconds":
@@ -189,11 +312,37 @@ func (c *Config) set(d *decoder, doc map[string]json.RawMessage, scope Scope) {
 				d.errorf(key, "may be set only in the user or system configuration: a project cannot trust itself")
 				continue
 			}
-			d.strings(key, raw, &c.TrustedDirectories)
+			d.directories(key, raw, &c.TrustedDirectories)
 		case "mcp_servers":
 			d.mcpServers(key, raw, c)
 		case "log_max_bytes":
 			d.int64(key, raw, &c.LogMaxBytes)
+		case "context_window":
+			d.int(key, raw, &c.ContextWindow)
+		case "compact_at":
+			d.share(key, raw, &c.CompactAt)
+		case "prices":
+			d.prices(key, raw, c)
+		case "sandbox":
+			d.stricter(key, raw, &c.Sandbox, scope, string(sandbox.Off), string(sandbox.WorkspaceWrite), string(sandbox.ReadOnly))
+		case "sandbox_network":
+			d.stricter(key, raw, &c.SandboxNetwork, scope, "on", "off")
+		case "sandbox_fallback":
+			d.stricter(key, raw, &c.SandboxFallback, scope, string(sandbox.Warn), string(sandbox.Require))
+		case "env_exclude":
+			d.patterns(key, raw, &c.EnvExclude)
+		case "max_parallel_tools":
+			d.int(key, raw, &c.MaxParallelTools)
+		case "stream_idle_timeout_seconds":
+			d.seconds(key, raw, &c.StreamIdleTimeout)
+		case "max_response_bytes":
+			d.int(key, raw, &c.MaxResponseBytes)
+		case "hooks":
+			d.hooks(key, raw, c, scope)
+		case "agent_max_depth":
+			d.int(key, raw, &c.AgentMaxDepth)
+		case "agent_max_running":
+			d.int(key, raw, &c.AgentMaxRunning)
 		default:
 			d.errs = append(d.errs, fmt.Errorf("%s: unknown key %q", d.file, key))
 		}
@@ -214,6 +363,10 @@ var envVars = []struct {
 	{"IKIGAI_APPROVAL", "approval", false},
 	{"IKIGAI_TOOL_TIMEOUT_SECONDS", "tool_timeout_seconds", true},
 	{"IKIGAI_SCHEMA_TIMEOUT_SECONDS", "schema_timeout_seconds", true},
+	{"IKIGAI_SANDBOX", "sandbox", false},
+	{"IKIGAI_SANDBOX_NETWORK", "sandbox_network", false},
+	{"IKIGAI_SANDBOX_FALLBACK", "sandbox_fallback", false},
+	{"IKIGAI_STREAM_IDLE_TIMEOUT_SECONDS", "stream_idle_timeout_seconds", true},
 }
 
 // ReadEnv applies the IKIGAI_* environment variables that are set and not
@@ -235,4 +388,48 @@ func (c *Config) ReadEnv(getenv func(string) string) error {
 		errs = append(errs, d.errs...)
 	}
 	return errors.Join(errs...)
+}
+
+// SandboxPolicy returns the sandbox settings as a policy for tools run in
+// workspace, the project directory, with ~ meaning home.
+func (c *Config) SandboxPolicy(workspace, home string) *sandbox.Policy {
+	p := &sandbox.Policy{
+		Mode:      sandbox.Mode(c.Sandbox),
+		Network:   c.SandboxNetwork != "off",
+		Fallback:  sandbox.Fallback(c.SandboxFallback),
+		Workspace: workspace,
+		Home:      home,
+	}
+	for name, t := range c.Tools {
+		if t.Sandbox != nil {
+			if p.Tools == nil {
+				p.Tools = map[string]sandbox.Setting{}
+			}
+			p.Tools[name] = *t.Sandbox
+		}
+	}
+	return p
+}
+
+// Grants is what a project's configuration would let the agent do without
+// asking, for the question whether to trust it.
+type Grants struct {
+	// Approval is the approval mode it sets; "" when it sets none.
+	Approval string
+	// Allow are its allow rules.
+	Allow []string
+}
+
+// ReadGrants reads the grants of the project configuration file at path,
+// if it exists, without applying it. name is how errors refer to the file.
+func ReadGrants(path, name string) (Grants, error) {
+	c := &Config{}
+	if err := c.ReadFile(path, name, Project); err != nil {
+		return Grants{}, err
+	}
+	g := Grants{Approval: c.Approval}
+	for _, r := range c.Allow {
+		g.Allow = append(g.Allow, r.String())
+	}
+	return g, nil
 }

@@ -17,7 +17,12 @@ import (
 
 	"github.com/ikigai-tools/ikigai/internal/buildinfo"
 	"github.com/ikigai-tools/ikigai/internal/execute"
+	"github.com/ikigai-tools/ikigai/internal/fserr"
 	"github.com/ikigai-tools/ikigai/internal/registry"
+	"github.com/ikigai-tools/ikigai/internal/sandbox"
+	// How a file name makes a tool's name, and what a name may be, are the
+	// protocol's rules: discovery takes them from their one home on purpose.
+	"github.com/ikigai-tools/ikigai/toolsdk"
 )
 
 // parallel bounds the --schema calls running at once: enough to overlap
@@ -34,6 +39,14 @@ type Dirs struct {
 	// SchemaTimeout is how long each tool has to answer --schema;
 	// zero means DefaultSchemaTimeout.
 	SchemaTimeout time.Duration
+	// Sandbox decides how each tool's calls are confined; nil for not at
+	// all.
+	Sandbox *sandbox.Policy
+	// Cache remembers the tools' schemas between scans; nil for none.
+	Cache *SchemaCache
+	// Env is what of the agent's environment the tools get, for --schema
+	// and for their calls.
+	Env execute.Env
 }
 
 // SystemDir returns the directory of the tools installed with ikigai:
@@ -76,7 +89,7 @@ func Scan(ctx context.Context, d Dirs, more ...ToolSource) *registry.Registry {
 	}
 	found, failed, untrusted := d.list("")
 	tools := make([]registry.Tool, len(found))
-	problems := make([]error, len(found))
+	problems := make([]*Problem, len(found))
 	sem := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
 	for i, e := range found {
@@ -84,22 +97,45 @@ func Scan(ctx context.Context, d Dirs, more ...ToolSource) *registry.Registry {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			tools[i] = registry.Tool{Entry: e, Runner: execute.Program{Name: e.Name, Path: e.Path}}
-			tools[i].Schema, tools[i].Warnings, problems[i] = Probe(ctx, e.Name, e.Path, d.SchemaTimeout)
+			tools[i].Schema, tools[i].Warnings, problems[i] = d.Cache.probe(ctx, e.Name, e.Path, d.SchemaTimeout, d.Env)
 		})
 	}
 	wg.Wait()
+	d.Cache.forget([]string{d.System, d.User, d.Project})
+	d.Cache.Save() // a cache that cannot be written only costs time
 	var usable []registry.Tool
 	for i, t := range tools {
 		if problems[i] != nil {
-			failed = append(failed, registry.Failure{Entry: t.Entry, Reason: problems[i].Error()})
+			failed = append(failed, registry.Failure{Entry: t.Entry, Reason: problems[i].Reason})
 			continue
 		}
+		t.Runner = d.Program(t.Entry, t.Schema)
 		usable = append(usable, t)
 	}
 	sources.Wait()
 	usable = append(usable, slices.Concat(moreTools...)...)
 	failed = append(failed, slices.Concat(moreFailed...)...)
 	return registry.New(usable, failed, untrusted)
+}
+
+// Program returns how to run the tool at e, whose schema is s: confined
+// as the sandbox policy says for it. A project's tool is code from the
+// directory ikigai runs in, which a confined tool may have written: the
+// paths it declares count only inside the workspace.
+func (d Dirs) Program(e registry.Entry, s registry.Schema) execute.Program {
+	needs := s.Sandbox
+	if needs != nil && needs.Write != nil && e.Source == registry.Project {
+		inside := &sandbox.Needs{Write: []string{}, Network: needs.Network}
+		for _, p := range needs.Write {
+			for _, v := range []string{sandbox.WorkspaceVar, sandbox.TempVar} {
+				if p == v || strings.HasPrefix(p, v+"/") {
+					inside.Write = append(inside.Write, p)
+				}
+			}
+		}
+		needs = inside
+	}
+	return execute.Program{Name: e.Name, Path: e.Path, Env: d.Env, Sandbox: d.Sandbox.For(e.Name, s.Annotations.ReadOnly(), needs)}
 }
 
 // Locate finds the executable of the tool called name without running
@@ -125,13 +161,14 @@ func Names(d Dirs) []string {
 
 // list returns the tools to probe in order of precedence (project, user,
 // system), the files that cannot be tools, and the project tools left
-// alone because the project is not trusted; only those called only, if set.
-func (d Dirs) list(only string) (found []registry.Entry, failed []registry.Failure, untrusted []registry.Entry) {
+// alone because the project is not trusted; with a name (want), only the
+// tools of that name.
+func (d Dirs) list(want string) (found []registry.Entry, failed []registry.Failure, untrusted []registry.Entry) {
 	for _, dir := range []struct {
 		path string
 		src  registry.Source
 	}{{d.Project, registry.Project}, {d.User, registry.User}, {d.System, registry.System}} {
-		f, bad := listDir(dir.path, dir.src, only)
+		f, bad := listDir(dir.path, dir.src, want)
 		failed = append(failed, bad...)
 		if dir.src == registry.Project && !d.TrustProject {
 			untrusted = f
@@ -143,28 +180,28 @@ func (d Dirs) list(only string) (found []registry.Entry, failed []registry.Failu
 }
 
 // listDir returns the candidate tools in dir in file name order, and the
-// files named like tools that cannot be ones; only those called only, if
-// set.
-func listDir(dir string, src registry.Source, only string) (found []registry.Entry, failed []registry.Failure) {
+// files named like tools that cannot be ones; with a name (want), only the
+// tools of that name.
+func listDir(dir string, src registry.Source, want string) (found []registry.Entry, failed []registry.Failure) {
 	if dir == "" {
 		return nil, nil
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			failed = append(failed, registry.Failure{Entry: registry.Entry{Source: src, Path: dir}, Reason: "cannot read directory: " + unwrap(err)})
+			failed = append(failed, registry.Failure{Entry: registry.Entry{Source: src, Path: dir}, Reason: "cannot read directory: " + fserr.Reason(err).Error()})
 		}
 		return nil, failed
 	}
 	seen := map[string]string{}
 	for _, de := range entries {
 		base := de.Name()
-		stem, ok := strings.CutSuffix(base, "-tool")
-		if !ok || stem == "" {
+		name, ok := toolsdk.ToolName(base)
+		if !ok {
 			continue
 		}
-		e := registry.Entry{Name: strings.ReplaceAll(stem, "-", "_"), Source: src, Path: filepath.Join(dir, base)}
-		if only != "" && e.Name != only {
+		e := registry.Entry{Name: name, Source: src, Path: filepath.Join(dir, base)}
+		if want != "" && name != want {
 			continue
 		}
 		if p := checkFile(de, e.Path); p != nil {
@@ -203,7 +240,7 @@ func checkFile(de fs.DirEntry, path string) *Problem {
 	}
 	switch {
 	case err != nil:
-		return problem("", "%s", unwrap(err))
+		return problem("", "%s", fserr.Reason(err))
 	case info.IsDir():
 		return errSkip
 	case !info.Mode().IsRegular():
@@ -214,27 +251,12 @@ func checkFile(de fs.DirEntry, path string) *Problem {
 	return nil
 }
 
-// CheckName reports why name cannot be a tool's name, or nil: model APIs
-// accept ^[a-zA-Z0-9_]{1,64}$.
+// CheckName reports why name cannot be a tool's name, or nil: see
+// toolsdk.ValidName.
 func CheckName(name string) *Problem {
-	ok := len(name) >= 1 && len(name) <= 64
-	for _, c := range []byte(name) {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
-			ok = false
-		}
-	}
-	if !ok {
+	if !toolsdk.ValidName(name) {
 		return problem("rename the file NAME-tool with NAME of 1 to 64 letters, digits, hyphens or underscores",
 			"invalid name %q: models accept only letters, digits and underscores, at most 64", name)
 	}
 	return nil
-}
-
-// unwrap returns the system's reason without the path an fs error carries.
-func unwrap(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ikigai-tools/ikigai/internal/registry"
+	"github.com/ikigai-tools/ikigai/internal/sandbox"
 )
 
 // MaxSchema is the most a tool may print for --schema.
@@ -39,8 +40,8 @@ const (
 
 // ParseSchema validates a --schema document for the tool called name. It
 // returns the schema and warnings about things that do not stop the tool
-// from being used, or a *Problem.
-func ParseSchema(name string, data []byte) (registry.Schema, []string, error) {
+// from being used, or the problem that does.
+func ParseSchema(name string, data []byte) (registry.Schema, []string, *Problem) {
 	data = bytes.Trim(data, jsonSpace)
 	switch {
 	case len(data) == 0:
@@ -80,9 +81,9 @@ func ParseSchema(name string, data []byte) (registry.Schema, []string, error) {
 	}
 
 	if raw, ok := doc["parameters"]; ok {
-		params, err := parseParameters(raw)
-		if err != nil {
-			return registry.Schema{}, nil, err
+		params, p := parseParameters(raw)
+		if p != nil {
+			return registry.Schema{}, nil, p
 		}
 		s.Parameters = params
 	}
@@ -93,6 +94,13 @@ func ParseSchema(name string, data []byte) (registry.Schema, []string, error) {
 				`"annotations" is not an object of hints`)
 		}
 	}
+	if raw, ok := doc["sandbox"]; ok {
+		needs, err := parseNeeds(raw)
+		if err != nil {
+			return registry.Schema{}, nil, err
+		}
+		s.Sandbox = needs
+	}
 	if raw, ok := doc["returns"]; ok && !isObject(raw) {
 		return registry.Schema{}, nil, problem(`make "returns" a JSON Schema object, or leave it out`, `"returns" is %s, not an object`, kind(raw))
 	}
@@ -101,7 +109,7 @@ func ParseSchema(name string, data []byte) (registry.Schema, []string, error) {
 
 // parseParameters checks that raw is a JSON Schema of type object and
 // returns it compact. Keys are matched exactly, as JSON Schema reads them.
-func parseParameters(raw json.RawMessage) (json.RawMessage, error) {
+func parseParameters(raw json.RawMessage) (json.RawMessage, *Problem) {
 	var p map[string]json.RawMessage
 	if !isObject(raw) || json.Unmarshal(raw, &p) != nil {
 		return nil, problem(fixParams, `"parameters" is %s, not an object`, kind(raw))
@@ -126,6 +134,29 @@ func parseParameters(raw json.RawMessage) (json.RawMessage, error) {
 	var buf bytes.Buffer
 	json.Compact(&buf, raw) // raw is valid JSON: it came out of a valid document
 	return buf.Bytes(), nil
+}
+
+const fixSandbox = `make "sandbox" an object: "write", a list of paths (absolute, or under ~/, $WORKSPACE or $TMPDIR), and "network", true or false`
+
+// parseNeeds reads the "sandbox" object in which a tool says what it needs.
+func parseNeeds(raw json.RawMessage) (*sandbox.Needs, *Problem) {
+	var doc struct {
+		Write   *[]string `json:"write"`
+		Network *bool     `json:"network"`
+	}
+	if !isObject(raw) || json.Unmarshal(raw, &doc) != nil {
+		return nil, problem(fixSandbox, `"sandbox" is not an object of "write" paths and "network"`)
+	}
+	needs := &sandbox.Needs{Network: doc.Network}
+	if doc.Write != nil {
+		needs.Write = append([]string{}, *doc.Write...)
+		for _, p := range needs.Write {
+			if err := sandbox.CheckPath(p); err != nil {
+				return nil, problem(fixSandbox, `"sandbox.write": %v`, err)
+			}
+		}
+	}
+	return needs, nil
 }
 
 func isObject(raw json.RawMessage) bool {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/ikigai-tools/ikigai/internal/registry"
+	"github.com/ikigai-tools/ikigai/internal/sandbox"
 )
 
 func TestParseSchema(t *testing.T) {
@@ -26,6 +27,17 @@ func TestParseSchema(t *testing.T) {
 			want: registry.Schema{Description: "Does t",
 				Parameters:  json.RawMessage(`{"type":"object","properties":{"p":{"type":"string"}},"required":["p"]}`),
 				Annotations: registry.Annotations{Title: "T", ReadOnlyHint: &yes}},
+		},
+		{
+			name: "sandbox needs",
+			doc:  `{"name": "t", "description": "d", "sandbox": {"write": ["$WORKSPACE", "~/.cache/go-build"], "network": true}}`,
+			want: registry.Schema{Description: "d", Parameters: emptyParameters,
+				Sandbox: &sandbox.Needs{Write: []string{"$WORKSPACE", "~/.cache/go-build"}, Network: &yes}},
+		},
+		{
+			name: "sandbox: writes nothing",
+			doc:  `{"name": "t", "description": "d", "sandbox": {"write": []}}`,
+			want: registry.Schema{Description: "d", Parameters: emptyParameters, Sandbox: &sandbox.Needs{Write: []string{}}},
 		},
 		{
 			name: "no parameters",
@@ -64,19 +76,21 @@ func TestParseSchema(t *testing.T) {
 		{name: "required not a list", doc: `{"name":"t","description":"d","parameters":{"type":"object","required":"p"}}`, problem: `"parameters.required" is not a list of names`},
 		{name: "annotations not hints", doc: `{"name":"t","description":"d","annotations":{"readOnlyHint":"yes"}}`, problem: `"annotations" is not an object of hints`},
 		{name: "annotations an array", doc: `{"name":"t","description":"d","annotations":[]}`, problem: `"annotations" is not an object of hints`},
+		{name: "sandbox not an object", doc: `{"name":"t","description":"d","sandbox":true}`, problem: `"sandbox" is not an object of "write" paths and "network"`},
+		{name: "sandbox network not a boolean", doc: `{"name":"t","description":"d","sandbox":{"network":"on"}}`, problem: `"sandbox" is not an object of "write" paths and "network"`},
+		{name: "sandbox relative path", doc: `{"name":"t","description":"d","sandbox":{"write":["build"]}}`, problem: `"sandbox.write": "build" is neither absolute nor under ~/, $WORKSPACE or $TMPDIR`},
 		{name: "returns not an object", doc: `{"name":"t","description":"d","returns":"text"}`, problem: `"returns" is a string, not an object`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, warnings, err := ParseSchema("t", []byte(tc.doc))
+			got, warnings, p := ParseSchema("t", []byte(tc.doc))
 			if tc.problem != "" {
-				p, ok := err.(*Problem)
-				if !ok || p.Reason != tc.problem {
-					t.Fatalf("error = %v, want problem %q", err, tc.problem)
+				if p == nil || p.Reason != tc.problem {
+					t.Fatalf("problem = %v, want %q", p, tc.problem)
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
+			if p != nil {
+				t.Fatal(p)
 			}
 			if string(got.Document) != strings.TrimSpace(tc.doc) {
 				t.Errorf("document = %s, want the tool's own text", got.Document)
@@ -104,10 +118,10 @@ func FuzzParseSchema(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, _, err := ParseSchema("t", data)
-		if err != nil {
-			if p, ok := err.(*Problem); !ok || p.Reason == "" {
-				t.Fatalf("error %v is not a problem with a reason", err)
+		s, _, p := ParseSchema("t", data)
+		if p != nil {
+			if p.Reason == "" {
+				t.Fatalf("problem %#v has no reason", p)
 			}
 			return
 		}

@@ -3,17 +3,20 @@ package display
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
-// MaxApprovalLines bounds what an approval question shows of a call: enough
-// to judge a command or an edit, not a whole file.
-const MaxApprovalLines = 40
-
-// Approval renders a call the user is asked to approve, in full where the
-// scrollback line would shorten it: every argument on its own lines; for
-// file_edit, the change as a diff of old_string against new_string; for
-// file_write, the content as added lines.
+// Approval renders a call the user is asked to approve, whole: nothing of
+// what would run is left out or shortened, however long, and characters
+// that would not show (escape sequences, NUL, bidi overrides, zero-width
+// characters, invalid UTF-8) are shown escaped, as Visible does. Every
+// argument is on its own lines; for file_edit, the change is a diff of
+// old_string against new_string; for file_write, the content is shown as
+// added lines. The lines may be longer than a terminal is wide: the
+// terminal UI wraps them.
 func Approval(name string, args json.RawMessage) string {
 	var edit struct {
 		Path       *string `json:"file_path"`
@@ -32,6 +35,8 @@ func Approval(name string, args json.RawMessage) string {
 		}
 		lines = append([]string{head}, Diff(*edit.Old, *edit.New)...)
 	case name == "file_write" && edit.Path != nil && edit.Content != nil:
+		// A file's CRLF line ends are not shown (splitLines), as a diff
+		// does not show them; any other carriage return is.
 		lines = []string{fmt.Sprintf("→ file_write: %s", *edit.Path)}
 		for _, l := range splitLines(*edit.Content) {
 			lines = append(lines, "+ "+l)
@@ -48,20 +53,58 @@ func Approval(name string, args json.RawMessage) string {
 			if json.Unmarshal([]byte(p.value), &s) == nil {
 				value = s // a string is shown as its text
 			}
-			vl := splitLines(value)
+			// Every carriage return of a command is shown: to bash it is
+			// part of the line.
+			vl := strings.Split(strings.TrimSuffix(value, "\n"), "\n")
 			lines = append(lines, "  "+p.key+": "+vl[0])
 			for _, l := range vl[1:] {
 				lines = append(lines, "    "+l)
 			}
 		}
 	}
-	if n := len(lines) - MaxApprovalLines; n > 0 {
-		lines = append(lines[:MaxApprovalLines], fmt.Sprintf("  … %d more line%s", n, plural(n)))
-	}
 	for i, l := range lines {
-		lines[i] = shorten(l, MaxLineWidth)
+		lines[i] = Visible(l)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// Visible shows every character of s that a terminal would not: control
+// characters other than newline and tab (ESC, NUL, carriage return, C1),
+// Unicode format characters (bidi overrides such as U+202E, zero-width
+// spaces and joiners, tag characters) and line separators are written as
+// Go escapes (\x1b, \x00, \r, \u202e), and each byte of invalid UTF-8 as
+// \xNN. What is left prints as itself, so a reader sees every character
+// that is there, in the order it is there.
+func Visible(s string) string {
+	if !strings.ContainsFunc(s, hidden) && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case hidden(r):
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// hidden reports whether r would not show as itself on a terminal.
+func hidden(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t':
+		return false
+	case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
+		return true
+	}
+	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
 // maxDiffLines bounds the inputs Diff compares line by line; past it the

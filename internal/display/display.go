@@ -2,7 +2,7 @@
 // shows them, in the reference implementation's shape:
 //
 //	→ bash: command="echo hello"
-//	← bash: hello
+//	← bash: ok: hello
 package display
 
 import (
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ikigai-tools/ikigai/internal/agent"
 	"github.com/ikigai-tools/ikigai/internal/execute"
 )
 
@@ -38,35 +39,59 @@ func Call(name string, args json.RawMessage) string {
 	return b.String()
 }
 
-// Result renders what a call came back with: a tool's output or error, or
-// the reason the call failed, shortened to a few lines.
+// Result renders what a call came back with, outcome first: "ok", "exit
+// 3" or "timed out" for a result (from its exit_code and timed_out
+// fields), the error code of an operation error or of a failure; then the
+// output, error message or result, shortened to a few lines.
+//
+//	← bash: ok: hello
+//	← bash: exit 3: partial output
+//	← file_read: FILE_NOT_FOUND: Error: reading file 'x': No such file or directory
 func Result(name string, env execute.Envelope) string {
 	return fmt.Sprintf("← %s: %s", name, Lines(Summary(env), MaxResultLines, MaxLineWidth))
 }
 
-// Summary is the text that best stands for an envelope: for a successful
-// call, the result's "output" text or its error, else the result as JSON;
-// for a failed one, its code and message.
+// Summary is the text that best stands for an envelope: its outcome, then
+// what goes with it. A failed call gives its code and message; an
+// operation error its code and message; any other result "ok" (or "exit
+// N", "timed out") and its "output" text, or the whole result as JSON
+// when it has no output field.
 func Summary(env execute.Envelope) string {
 	if !env.Success {
 		return env.Code + ": " + env.Error
 	}
-	var fields struct {
-		Output    *string `json:"output"`
-		Error     string  `json:"error"`
-		ErrorCode string  `json:"error_code"`
+	if code, message, ok := env.OperationError(); ok {
+		return joinDetail(code, message)
 	}
-	if json.Unmarshal(env.Result, &fields) == nil {
-		switch {
-		case fields.Error != "":
-			return strings.TrimSpace(fields.ErrorCode + ": " + fields.Error)
-		case fields.Output != nil && *fields.Output == "":
-			return "(no output)"
-		case fields.Output != nil:
-			return *fields.Output
-		}
+	// Each field on its own, so that one of an unexpected type does not
+	// hide the others.
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(env.Result, &fields) != nil || fields == nil {
+		return joinDetail("ok", string(env.Result))
 	}
-	return string(env.Result)
+	var output string
+	var exitCode int64
+	var timedOut bool
+	outcome := "ok"
+	switch {
+	case json.Unmarshal(fields["timed_out"], &timedOut) == nil && timedOut:
+		outcome = "timed out"
+	case json.Unmarshal(fields["exit_code"], &exitCode) == nil && exitCode != 0:
+		outcome = fmt.Sprintf("exit %d", exitCode)
+	}
+	if json.Unmarshal(fields["output"], &output) == nil {
+		return joinDetail(outcome, output)
+	}
+	return joinDetail(outcome, string(env.Result))
+}
+
+// joinDetail is "outcome: detail", or the outcome alone when there is no
+// detail.
+func joinDetail(outcome, detail string) string {
+	if strings.TrimSpace(detail) == "" {
+		return outcome
+	}
+	return outcome + ": " + detail
 }
 
 // Lines keeps the first max lines of s, each at most width bytes, and says
@@ -129,4 +154,44 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// Context shows what takes the space of the next request, as /context
+// does, with the session's cost so far when it is known.
+func Context(b agent.Breakdown, cost *float64) string {
+	var s strings.Builder
+	total := b.Total()
+	if b.Window > 0 {
+		fmt.Fprintf(&s, "Context: %s of %s tokens (%d%%)\n", Tokens(total), Tokens(b.Window), total*100/b.Window)
+	} else {
+		fmt.Fprintf(&s, "Context: %s tokens, of a window of unknown size (context_window in the configuration sets it)\n", Tokens(total))
+	}
+	for _, row := range []struct {
+		name string
+		n    int
+	}{{"system prompt", b.System}, {"tool schemas", b.Tools}, {"messages", b.Messages}, {"tool results", b.ToolResults}} {
+		fmt.Fprintf(&s, "  %-14s %8s\n", row.name, Tokens(row.n))
+	}
+	if cost != nil {
+		fmt.Fprintf(&s, "Cost so far: $%.4f", *cost)
+	}
+	return strings.TrimRight(s.String(), "\n")
+}
+
+// Compacted tells the user what a compaction did.
+func Compacted(c *agent.Compaction) string {
+	return fmt.Sprintf("compacted %s → %s tokens", Tokens(c.Before), Tokens(c.After))
+}
+
+// Tokens writes a number of tokens as people read them: 950, 12.3k, 182k.
+func Tokens(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprint(n)
+	case n < 10_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	case n < 1_000_000:
+		return fmt.Sprintf("%dk", (n+500)/1000)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/1e6)
 }

@@ -34,12 +34,20 @@ func TestResult(t *testing.T) {
 		env  execute.Envelope
 		want string
 	}{
-		{execute.Succeeded(json.RawMessage(`{"output":"hello","exit_code":0}`)), "← bash: hello"},
-		{execute.Succeeded(json.RawMessage(`{"output":"","exit_code":0}`)), "← bash: (no output)"},
-		{execute.Succeeded(json.RawMessage(`{"output":"1\n2\n3\n4\n5\n6"}`)), "← bash: 1\n  2\n  3\n  4\n  … 2 more lines"},
+		{execute.Succeeded(json.RawMessage(`{"output":"hello","exit_code":0}`)), "← bash: ok: hello"},
+		{execute.Succeeded(json.RawMessage(`{"output":"","exit_code":0}`)), "← bash: ok"},
+		{execute.Succeeded(json.RawMessage(`{"output":"","exit_code":1}`)), "← bash: exit 1"},
+		{execute.Succeeded(json.RawMessage(`{"output":"hi","exit_code":3}`)), "← bash: exit 3: hi"},
+		{execute.Succeeded(json.RawMessage(`{"output":"partial","exit_code":124,"timed_out":true}`)), "← bash: timed out: partial"},
+		{execute.Succeeded(json.RawMessage(`{"output":"1\n2\n3\n4\n5\n6"}`)), "← bash: ok: 1\n  2\n  3\n  4\n  … 2 more lines"},
 		{execute.Succeeded(json.RawMessage(`{"error":"Error: reading file 'x': No such file or directory","error_code":"FILE_NOT_FOUND"}`)),
 			"← bash: FILE_NOT_FOUND: Error: reading file 'x': No such file or directory"},
-		{execute.Succeeded(json.RawMessage(`{"count":3}`)), `← bash: {"count":3}`},
+		{execute.Succeeded(json.RawMessage(`{"error_code":"X"}`)), "← bash: X"},
+		{execute.Succeeded(json.RawMessage(`{"error":"x"}`)), "← bash: TOOL_ERROR: x"},
+		{execute.Succeeded(json.RawMessage(`{"error":"","output":"fine"}`)), "← bash: ok: fine"},
+		{execute.Succeeded(json.RawMessage(`{"count":3}`)), `← bash: ok: {"count":3}`},
+		{execute.Succeeded(json.RawMessage(`{"output":"odd","exit_code":"3"}`)), "← bash: ok: odd"},
+		{execute.Succeeded(json.RawMessage(`[1,2]`)), "← bash: ok: [1,2]"},
 		{execute.Envelope{Error: "Tool 'bash' crashed with exit code 139", Code: "TOOL_CRASHED", ExitCode: &exit},
 			"← bash: TOOL_CRASHED: Tool 'bash' crashed with exit code 139"},
 	}

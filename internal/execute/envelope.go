@@ -7,6 +7,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/ikigai-tools/ikigai/internal/plainjson"
 )
 
 // Failure codes: why a call produced no result. They are about the tool's
@@ -22,6 +24,11 @@ const (
 	ToolDenied     = "TOOL_DENIED"
 )
 
+// ToolError is the error_code of an operation error that carries none of
+// its own: a result with an "error" but no "error_code", or an MCP tool's
+// result flagged isError.
+const ToolError = "TOOL_ERROR"
+
 // Envelope is the outcome of one call, as the model sees it. Success means
 // the tool ran and printed one JSON document, which is Result; otherwise
 // Error and Code say what went wrong, with the exit code and what the tool
@@ -34,19 +41,56 @@ type Envelope struct {
 	ExitCode *int            `json:"exit_code,omitempty"`
 	Stdout   string          `json:"stdout,omitempty"`
 	Stderr   string          `json:"stderr,omitempty"`
+	// Sandbox notes the confinement of a sandboxed call that failed, or
+	// whose result reports an error.
+	Sandbox *SandboxNote `json:"sandbox,omitempty"`
 }
 
 // JSON returns the envelope as one line of compact JSON, without a trailing
 // newline. Strings are valid UTF-8 and <, >, & are left as they are.
 func (e Envelope) JSON() []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(e); err != nil {
+	b, err := plainjson.Marshal(e)
+	if err != nil {
 		// Only Result can fail to encode, and Run validates it.
 		panic(fmt.Sprintf("execute: encoding envelope: %v", err))
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return b
+}
+
+// OperationError reports whether the envelope holds a tool's operation
+// error: the tool ran and returned a JSON object with a non-empty string
+// "error_code" or "error". It returns the code (ToolError when the tool
+// gave none) and the message ("" when the tool gave none). This is the one
+// place that decides; the display, the log, its statistics and MCP ask it.
+func (e Envelope) OperationError() (code, message string, ok bool) {
+	// Most results are not errors: spare decoding them.
+	if !e.Success || len(e.Result) == 0 || e.Result[0] != '{' || !bytes.Contains(e.Result, []byte(`"error`)) {
+		return "", "", false
+	}
+	var fields struct {
+		Error json.RawMessage `json:"error"`
+		Code  json.RawMessage `json:"error_code"`
+	}
+	if json.Unmarshal(e.Result, &fields) != nil {
+		return "", "", false
+	}
+	code, message = jsonString(fields.Code), jsonString(fields.Error)
+	if code == "" && message == "" {
+		return "", "", false
+	}
+	if code == "" {
+		code = ToolError
+	}
+	return code, message, true
+}
+
+// jsonString returns the text of a JSON string, or "" for anything else.
+func jsonString(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
 }
 
 // Succeeded wraps a tool's result.

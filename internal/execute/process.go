@@ -11,7 +11,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ikigai-tools/ikigai/toolsdk"
+	"github.com/ikigai-tools/ikigai/internal/sandbox"
+	// The host cuts what a tool printed as the core tools cut their
+	// results, and shares the code on purpose: toolsdk/output depends on
+	// nothing, not even the SDK's protocol package.
+	"github.com/ikigai-tools/ikigai/toolsdk/output"
 	"golang.org/x/sys/unix"
 )
 
@@ -34,6 +38,8 @@ type Limits struct {
 	// how long its output is still read, once it has exited, from a process
 	// that left its group holding the pipes.
 	WaitDelay time.Duration
+	// Sandbox confines the process; nil for not at all.
+	Sandbox *sandbox.Confinement
 }
 
 // Outcome is how a run ended.
@@ -48,25 +54,28 @@ type Outcome struct {
 	Stopped error
 }
 
-// RunProcess runs argv in its own process group within limits, with stdin
-// (nil for none) and env added to the agent's environment. The group lives
-// as long as the process: what is left of it when the process exits is
-// killed, so helpers holding its output cannot keep the caller waiting.
-func RunProcess(ctx context.Context, argv []string, stdin []byte, env []string, l Limits) Outcome {
+// RunProcess runs argv as a Tree within limits, with stdin (nil for none)
+// and environ as its whole environment (nil for Env{}.Environ()). When the
+// run is stopped (timeout, too much output, ctx), the whole tree gets
+// Limits.Stop, then SIGKILL once the process has exited or WaitDelay has
+// passed. When the process exits by itself, what is left of its process
+// group is killed, so helpers holding its output cannot keep the caller
+// waiting; what it started in a group of its own is left running.
+func RunProcess(ctx context.Context, argv []string, stdin []byte, environ []string, l Limits) Outcome {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	ctx, stop := context.WithTimeoutCause(ctx, l.Timeout, ErrTimeout)
 	defer stop()
 
 	stdout := &capped{max: l.MaxStdout, overflow: func() { cancel(ErrTooLarge) }}
-	stderr := toolsdk.NewHeadTail(l.MaxStderr)
+	stderr := output.NewHeadTail(l.MaxStderr)
 	outPipe, err := readPipe(stdout)
 	if err != nil {
 		return Outcome{Err: err}
 	}
 	errPipe, err := readPipe(stderr)
 	if err != nil {
-		outPipe.close(0)
+		closePipes(0, outPipe)
 		return Outcome{Err: err}
 	}
 
@@ -74,17 +83,18 @@ func RunProcess(ctx context.Context, argv []string, stdin []byte, env []string, 
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
-	if env != nil {
-		cmd.Env = append(cmd.Environ(), env...)
-	}
+	cmd.Env = environ
 	// Files, not writers: Wait then returns when the process exits instead
 	// of when every holder of the pipes has closed them.
 	cmd.Stdout, cmd.Stderr = outPipe.w, errPipe.w
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, l.Stop) }
+	var tree Tree
+	cmd.Cancel = func() error {
+		tree.Signal(l.Stop)
+		return nil
+	}
 	cmd.WaitDelay = l.WaitDelay
 	var stopped error
-	err = cmd.Start()
+	err = tree.Start(cmd, l.Sandbox)
 	if err == nil {
 		err = cmd.Wait()
 		if err != nil {
@@ -92,10 +102,14 @@ func RunProcess(ctx context.Context, argv []string, stdin []byte, env []string, 
 			// context is done by now.
 			stopped = context.Cause(ctx)
 		}
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		if stopped != nil {
+			tree.Kill()
+		} else {
+			tree.KillGroup()
+		}
+		tree.Close()
 	}
-	outPipe.close(l.WaitDelay)
-	errPipe.close(l.WaitDelay)
+	closePipes(l.WaitDelay, outPipe, errPipe)
 	if stopped == nil && stdout.over {
 		// The process exited before its output was read to the limit.
 		stopped = ErrTooLarge
@@ -122,14 +136,20 @@ func readPipe(dst io.Writer) (*pipe, error) {
 	return p, nil
 }
 
-// close closes the write end, the child having its own copy, and waits for
-// the copying to reach the end of the output, at most delay longer for
-// writers that are still alive.
-func (p *pipe) close(delay time.Duration) {
-	p.w.Close()
-	p.r.SetReadDeadline(time.Now().Add(delay))
-	<-p.done
-	p.r.Close()
+// closePipes closes the write ends, the child having its own copies, and
+// waits for the copying to reach the end of the output, at most delay
+// longer for writers that are still alive: one delay for all the pipes,
+// not one after another.
+func closePipes(delay time.Duration, pipes ...*pipe) {
+	deadline := time.Now().Add(delay)
+	for _, p := range pipes {
+		p.w.Close()
+		p.r.SetReadDeadline(deadline)
+	}
+	for _, p := range pipes {
+		<-p.done
+		p.r.Close()
+	}
 }
 
 // Exit describes how a process that ran ended: "exit code 3", "signal

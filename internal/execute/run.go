@@ -6,11 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/ikigai-tools/ikigai/internal/fserr"
+	"github.com/ikigai-tools/ikigai/internal/sandbox"
+	// The protocol's names, from their one home, on purpose.
 	"github.com/ikigai-tools/ikigai/toolsdk"
+	"github.com/ikigai-tools/ikigai/toolsdk/output"
 )
 
 const (
@@ -32,13 +38,19 @@ const (
 type Program struct {
 	Name string // the tool's name, as the model calls it
 	Path string
+	// Sandbox confines each run of the tool; nil runs it unconfined.
+	Sandbox *sandbox.Confinement
+	Env     Env // what of the agent's environment it gets
 }
 
 // Run calls the tool once: args on its stdin, its stdout as the result. The
-// tool runs in its own process group with the agent's working directory and
-// environment plus IKIGAI_TOOL_NAME and IKIGAI_TOOL_TIMEOUT_MS. After timeout
-// (DefaultTimeout if zero), or when ctx is done, the group gets SIGTERM and,
-// Grace later, SIGKILL. Run never fails: every outcome is an envelope.
+// tool runs as a Tree with the agent's working directory and p.Env's
+// environment plus IKIGAI_TOOL_NAME and IKIGAI_TOOL_TIMEOUT_MS. A tool that
+// rejects its arguments the protocol's way (exit status 1 and one line on
+// stderr) gets INVALID_PARAMS with that line as the message. After timeout
+// (DefaultTimeout if zero), or when ctx is done, the tool and everything it
+// started get SIGTERM and, Grace later, SIGKILL. Run never fails: every
+// outcome is an envelope.
 func (p Program) Run(ctx context.Context, args json.RawMessage, timeout time.Duration) Envelope {
 	if env, ok := CheckArgs(p.Name, args); !ok {
 		return env
@@ -46,14 +58,24 @@ func (p Program) Run(ctx context.Context, args json.RawMessage, timeout time.Dur
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	o := RunProcess(ctx, []string{p.Path}, args, []string{
-		"IKIGAI_TOOL_NAME=" + p.Name,
-		"IKIGAI_TOOL_TIMEOUT_MS=" + strconv.FormatInt(timeout.Milliseconds(), 10),
-	}, Limits{Timeout: timeout, MaxStdout: MaxStdout, MaxStderr: failureOutput, Stop: syscall.SIGTERM, WaitDelay: Grace})
+	box, done, err := p.confinement()
+	if err != nil {
+		return sandboxFailed(p.Name, err)
+	}
+	defer done()
+	o := RunProcess(ctx, []string{p.Path}, args, p.Env.Environ(slices.Concat([]string{
+		toolsdk.EnvToolName + "=" + p.Name,
+		toolsdk.EnvTimeoutMS + "=" + strconv.FormatInt(timeout.Milliseconds(), 10),
+	}, box.Env(), CallEnv(ctx))...), Limits{Timeout: timeout, MaxStdout: MaxStdout, MaxStderr: failureOutput, Stop: syscall.SIGTERM, WaitDelay: Grace, Sandbox: box})
+	return p.noted(p.envelope(o, timeout))
+}
+
+// envelope is what the model sees of the run o of the tool.
+func (p Program) envelope(o Outcome, timeout time.Duration) Envelope {
 
 	fail := func(code, format string, args ...any) Envelope {
 		env := Failed(code, format, args...)
-		env.Stdout, _ = toolsdk.Truncate(string(o.Stdout), failureOutput)
+		env.Stdout, _ = output.Truncate(string(o.Stdout), failureOutput)
 		env.Stderr = o.Stderr
 		return env
 	}
@@ -64,12 +86,17 @@ func (p Program) Run(ctx context.Context, args json.RawMessage, timeout time.Dur
 		return fail(ToolTimeout, "Tool '%s' timed out after %v", p.Name, timeout)
 	case o.Stopped != nil:
 		return fail(ToolCancelled, "Tool '%s' was cancelled", p.Name)
+	case o.State == nil && sandbox.IsError(o.Err):
+		return sandboxFailed(p.Name, o.Err)
 	case o.State == nil && errors.Is(o.Err, fs.ErrNotExist):
 		return NotFound(p.Name)
 	case o.State == nil:
-		return fail(ToolCrashed, "Tool '%s' could not be started: %v", p.Name, startError(o.Err))
+		return fail(ToolCrashed, "Tool '%s' could not be started: %v", p.Name, fserr.Reason(o.Err)) // the message names the tool, not its path
 	}
 	if how, code := o.Exit(); code != 0 {
+		if line, ok := inputError(code, o); ok {
+			return Failed(InvalidParams, "%s", line)
+		}
 		env := fail(ToolCrashed, "Tool '%s' crashed with %s", p.Name, how)
 		env.ExitCode = &code
 		return env
@@ -79,6 +106,23 @@ func (p Program) Run(ctx context.Context, args json.RawMessage, timeout time.Dur
 		return fail(InvalidOutput, "Tool '%s' %s", p.Name, problem)
 	}
 	return Succeeded(result)
+}
+
+// inputError returns the line of the protocol's input error, if that is
+// how the tool ended: exit status 1, nothing on stdout, and one line on
+// stderr that starts with a tool's command name ("file-read-tool: missing
+// or invalid file_path field"). The name is not checked against the file's:
+// a tool installed under another name still says its own.
+func inputError(code int, o Outcome) (string, bool) {
+	line := strings.TrimRight(o.Stderr, "\r\n")
+	if code != 1 || len(bytes.Trim(o.Stdout, jsonSpace)) != 0 || line == "" || strings.ContainsAny(line, "\r\n") {
+		return "", false
+	}
+	command, message, ok := strings.Cut(line, ": ")
+	if !ok || message == "" || len(command) <= len("-tool") || !strings.HasSuffix(command, "-tool") || strings.ContainsAny(command, " \t") {
+		return "", false
+	}
+	return line, true
 }
 
 // resultOf returns what a tool printed as one compact JSON document of
@@ -96,13 +140,4 @@ func resultOf(stdout []byte) (json.RawMessage, string) {
 	// Invalid UTF-8 can only sit inside JSON strings, where U+FFFD keeps
 	// the document valid.
 	return bytes.ToValidUTF8(result.Bytes(), []byte("\uFFFD")), ""
-}
-
-// startError strips the path from an exec error: the message names the tool.
-func startError(err error) error {
-	var pathErr *fs.PathError
-	if errors.As(err, &pathErr) {
-		return pathErr.Err
-	}
-	return err
 }

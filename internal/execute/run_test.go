@@ -82,6 +82,39 @@ func TestRun(t *testing.T) {
 				Stdout: "partial\n", Stderr: "bad things\n"},
 		},
 		{
+			name:   "input error",
+			script: `cat >/dev/null; echo 't-tool: missing or invalid file_path field' >&2; exit 1`,
+			args:   `{}`,
+			want:   Envelope{Error: "t-tool: missing or invalid file_path field", Code: InvalidParams},
+		},
+		{
+			name:   "input error of a tool under another file name",
+			script: `cat >/dev/null; echo 'file-read-tool: missing or invalid file_path field' >&2; exit 1`,
+			args:   `{}`,
+			want:   Envelope{Error: "file-read-tool: missing or invalid file_path field", Code: InvalidParams},
+		},
+		{
+			name:   "exit 1 with more than the protocol's line is a crash",
+			script: `echo 't-tool: bad' >&2; echo 'and more' >&2; exit 1`,
+			args:   `{}`,
+			want: Envelope{Error: "Tool 't' crashed with exit code 1", Code: ToolCrashed, ExitCode: intp(1),
+				Stderr: "t-tool: bad\nand more\n"},
+		},
+		{
+			name:   "exit 1 with output is a crash",
+			script: `echo partial; echo 't-tool: bad' >&2; exit 1`,
+			args:   `{}`,
+			want: Envelope{Error: "Tool 't' crashed with exit code 1", Code: ToolCrashed, ExitCode: intp(1),
+				Stdout: "partial\n", Stderr: "t-tool: bad\n"},
+		},
+		{
+			name:   "exit 1 without the protocol's prefix is a crash",
+			script: `echo 'Segmentation fault' >&2; exit 1`,
+			args:   `{}`,
+			want: Envelope{Error: "Tool 't' crashed with exit code 1", Code: ToolCrashed, ExitCode: intp(1),
+				Stderr: "Segmentation fault\n"},
+		},
+		{
 			name:   "signal",
 			script: `kill -SEGV $$`,
 			args:   `{}`,
@@ -185,6 +218,31 @@ func TestEnvelopeJSON(t *testing.T) {
 	} {
 		if got := string(tc.env.JSON()); got != tc.want {
 			t.Errorf("got  %s\nwant %s", got, tc.want)
+		}
+	}
+}
+
+func TestOperationError(t *testing.T) {
+	type want struct {
+		Code, Message string
+		OK            bool
+	}
+	for _, tc := range []struct {
+		env  Envelope
+		want want
+	}{
+		{Succeeded(json.RawMessage(`{"error":"Error: gone","error_code":"FILE_NOT_FOUND"}`)), want{"FILE_NOT_FOUND", "Error: gone", true}},
+		{Succeeded(json.RawMessage(`{"error_code":"X"}`)), want{"X", "", true}},
+		{Succeeded(json.RawMessage(`{"error":"x"}`)), want{ToolError, "x", true}},
+		{Succeeded(json.RawMessage(`{"output":"error_code","count":1}`)), want{}},
+		{Succeeded(json.RawMessage(`{"error":"","error_code":null,"output":"fine"}`)), want{}},
+		{Succeeded(json.RawMessage(`{"error":{"deep":1}}`)), want{}},
+		{Succeeded(json.RawMessage(`["error"]`)), want{}},
+		{Failed(ToolCrashed, "Tool 'x' crashed"), want{}},
+	} {
+		code, message, ok := tc.env.OperationError()
+		if diff := cmp.Diff(tc.want, want{code, message, ok}); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.env.JSON(), diff)
 		}
 	}
 }

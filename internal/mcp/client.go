@@ -1,20 +1,24 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ikigai-tools/ikigai/internal/buildinfo"
 	"github.com/ikigai-tools/ikigai/internal/config"
 	"github.com/ikigai-tools/ikigai/internal/execute"
+	"github.com/ikigai-tools/ikigai/internal/plainjson"
 	"github.com/ikigai-tools/ikigai/internal/registry"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,13 +28,14 @@ const (
 	// DefaultStartupTimeout is how long a server has to start and list its
 	// tools unless configured otherwise.
 	DefaultStartupTimeout = 10 * time.Second
-	// pingTimeout is how long a server whose call timed out has to answer
-	// a ping before it is taken for hung and stopped.
-	pingTimeout = 2 * time.Second
 	// protocolVersion is the version of MCP ikigai asks for: the latest
 	// released one, which every current server answers in one round trip.
 	protocolVersion = "2025-11-25"
 )
+
+// pingTimeout is how long a server whose call timed out has to answer a
+// ping before it is taken for hung and stopped. A variable, for tests.
+var pingTimeout = 2 * time.Second
 
 // Servers are the MCP servers of a configuration, each started once and
 // kept running until Close. A server that exits is started again by the
@@ -39,15 +44,16 @@ type Servers struct {
 	list []*server
 }
 
-// Start starts every server in the background, all at once. logger gets
-// their comings and goings as debug events.
-func Start(servers map[string]config.MCPServer, logger *slog.Logger) *Servers {
+// Start starts every server in the background, all at once, a command
+// with env's environment and its own env entries. logger gets their
+// comings and goings as debug events.
+func Start(servers map[string]config.MCPServer, env execute.Env, logger *slog.Logger) *Servers {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Servers{}
 	for _, name := range slices.Sorted(maps.Keys(servers)) {
-		srv := &server{name: name, cfg: servers[name], log: logger.With("mcp_server", name)}
+		srv := &server{name: name, cfg: servers[name], env: env, log: logger.With("mcp_server", name)}
 		srv.client = sdk.NewClient(&sdk.Implementation{Name: "ikigai", Version: buildinfo.Version}, &sdk.ClientOptions{
 			Logger:                 sdkLogger(srv.log),
 			ToolListChangedHandler: srv.toolsChanged,
@@ -99,12 +105,16 @@ func (s *Servers) Close() {
 type server struct {
 	name   string
 	cfg    config.MCPServer
+	env    execute.Env
 	log    *slog.Logger
 	client *sdk.Client
 
 	mu     sync.Mutex
 	cur    *conn // nil before the first start and after close
 	closed bool
+	// checking is closed when the check of a server whose call timed
+	// out is over; nil when there is none under way.
+	checking chan struct{}
 }
 
 // source is what listings show as the tools' origin.
@@ -226,7 +236,8 @@ type conn struct {
 	err         error         // why the start failed, once ready
 
 	session *sdk.ClientSession
-	proc    *process // nil for a server reached by URL
+	proc    *process     // nil for a server reached by URL
+	frames  *frameReader // the server's stdout; nil for a server reached by URL
 	done    chan struct{}
 	endErr  error // why the session ended, once done
 
@@ -245,14 +256,15 @@ func (c *conn) open(ctx context.Context) {
 	if s.cfg.URL != "" {
 		transport = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL}
 	} else {
-		p, err := startProcess(s.cfg)
+		p, err := startProcess(s.cfg, s.env)
 		if err != nil {
 			c.err = fmt.Errorf("cannot be started: %w", err)
 			s.log.Debug("mcp server cannot be started", "error", err.Error())
 			return
 		}
 		c.proc = p
-		transport = &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}
+		c.frames = &frameReader{f: p.stdout, max: maxMessage}
+		transport = &sdk.IOTransport{Reader: c.frames, Writer: p.stdin, MaxLineLength: -1}
 	}
 	session, err := s.client.Connect(ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err == nil {
@@ -378,7 +390,7 @@ func listTools(ctx context.Context, session *sdk.ClientSession) ([]*sdk.Tool, er
 // schemaOf returns a tool's schema as the registry keeps it. The input
 // schema must be a JSON Schema of type object, as model APIs require.
 func schemaOf(t *sdk.Tool) (registry.Schema, error) {
-	params, err := marshal(t.InputSchema)
+	params, err := plainjson.Marshal(t.InputSchema)
 	if err != nil {
 		return registry.Schema{}, fmt.Errorf("inputSchema cannot be encoded: %v", err)
 	}
@@ -388,7 +400,7 @@ func schemaOf(t *sdk.Tool) (registry.Schema, error) {
 	if len(params) == 0 || params[0] != '{' || json.Unmarshal(params, &typed) != nil || typed.Type != "object" {
 		return registry.Schema{}, errors.New(`inputSchema is not of "type": "object"`)
 	}
-	doc, err := marshal(t)
+	doc, err := plainjson.Marshal(t)
 	if err != nil {
 		return registry.Schema{}, err
 	}
@@ -397,9 +409,14 @@ func schemaOf(t *sdk.Tool) (registry.Schema, error) {
 
 // annotationsOf returns a tool's hints. The SDK reads readOnlyHint and
 // idempotentHint as plain booleans, so false and absent look alike; both
-// are left unset, which means the same.
+// are left unset, which means the same. deferredHint is read from _meta.
 func annotationsOf(t *sdk.Tool) registry.Annotations {
 	a := registry.Annotations{Title: t.Title}
+	// The SDK keeps no annotation it does not know; ikigai's deferredHint
+	// comes in _meta, where MCP puts what is an implementation's own.
+	if d, ok := t.Meta["deferredHint"].(bool); ok {
+		a.DeferredHint = &d
+	}
 	if t.Annotations == nil {
 		return a
 	}
@@ -440,6 +457,11 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage, timeout time.Durat
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, execute.ErrTimeout)
 	defer cancel()
+	// A server being checked may be hung: the call goes to whatever the
+	// check leaves, the same server or one started again.
+	if err := t.srv.waitCheck(ctx); err != nil {
+		return t.stopped(ctx, timeout)
+	}
 	c := t.srv.connect()
 	if err := c.wait(ctx); err != nil {
 		if ctx.Err() != nil {
@@ -455,7 +477,7 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage, timeout time.Durat
 		return envelopeOf(t.name, res)
 	case ctx.Err() != nil:
 		if errors.Is(context.Cause(ctx), execute.ErrTimeout) {
-			go t.srv.checkHung(c)
+			t.srv.startCheck(c)
 		}
 		return t.stopped(ctx, timeout)
 	}
@@ -483,10 +505,14 @@ func (t *tool) stopped(ctx context.Context, timeout time.Duration) execute.Envel
 }
 
 // broken is the envelope of a call whose connection failed under it:
-// the server printed something that is not JSON-RPC, or exited, or cannot
-// be reached. The connection is ended, so the next call starts the server
+// the server sent a message too large to read, printed something that is
+// not JSON-RPC, or exited, or cannot be reached. The connection is ended, so the next call starts the server
 // again.
 func (t *tool) broken(c *conn, err error) execute.Envelope {
+	if c.frames != nil && c.frames.over.Load() {
+		c.end(false)
+		return execute.Failed(execute.OutputTooLarge, "Tool '%s' failed: MCP server '%s' sent a message of more than %d MiB", t.name, t.srv.name, maxMessage>>20)
+	}
 	exited := c.proc != nil && c.proc.waitExit(drain)
 	c.end(false)
 	var env execute.Envelope
@@ -505,9 +531,45 @@ func (t *tool) broken(c *conn, err error) execute.Envelope {
 	return env
 }
 
-// checkHung stops the server if, after a call of it timed out, it does not
-// answer a ping either: calls to a hung server would all time out, while
-// one started again may answer.
+// startCheck starts checking, unless a check is under way, whether the
+// server is hung after a call of it timed out: calls to a hung server
+// would all time out, while one started again may answer. Calls made
+// meanwhile wait for the check.
+func (s *server) startCheck(c *conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.checking != nil {
+		return
+	}
+	done := make(chan struct{})
+	s.checking = done
+	go func() {
+		s.checkHung(c)
+		s.mu.Lock()
+		s.checking = nil
+		s.mu.Unlock()
+		close(done)
+	}()
+}
+
+// waitCheck waits for the check of the server under way, if any, or for
+// ctx.
+func (s *server) waitCheck(ctx context.Context) error {
+	s.mu.Lock()
+	done := s.checking
+	s.mu.Unlock()
+	if done == nil {
+		return nil
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// checkHung stops the server if it does not answer a ping.
 func (s *server) checkHung(c *conn) {
 	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
 	defer cancel()
@@ -524,3 +586,48 @@ func lastLine(s string) string {
 	s = strings.TrimRight(s, " \t\r\n")
 	return strings.TrimSpace(s[strings.LastIndexByte(s, '\n')+1:])
 }
+
+// maxMessage is the most one message of a server may hold, as the SDK
+// bounds it: an answer past it is not read whole (and cannot be used:
+// a result holds at most execute.MaxStdout).
+const maxMessage = sdk.DefaultMaxLineLength
+
+// errTooLarge ends the reading of a server that sent a message past
+// maxMessage.
+var errTooLarge = errors.New("message too large")
+
+// frameReader reads a server's stdout, one message a line, and fails once
+// a line grows past max, so that the connection ends with the reason
+// known: too much output, not a crash.
+type frameReader struct {
+	f    *os.File
+	max  int
+	line int // bytes read since the last newline
+	over atomic.Bool
+}
+
+func (r *frameReader) Read(p []byte) (int, error) {
+	if r.over.Load() {
+		return 0, errTooLarge
+	}
+	n, err := r.f.Read(p)
+	for rest := p[:n]; ; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			r.line += len(rest)
+			break
+		}
+		if r.line+i > r.max {
+			r.line += i
+			break
+		}
+		r.line, rest = 0, rest[i+1:]
+	}
+	if r.line > r.max {
+		r.over.Store(true)
+		return 0, errTooLarge
+	}
+	return n, err
+}
+
+func (r *frameReader) Close() error { return r.f.Close() }

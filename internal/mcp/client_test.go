@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -34,7 +35,7 @@ func testServer(mode, starts string) config.MCPServer {
 // start starts servers and stops them when the test ends.
 func start(t *testing.T, servers map[string]config.MCPServer) *Servers {
 	t.Helper()
-	s := Start(servers, nil)
+	s := Start(servers, execute.Env{}, nil)
 	t.Cleanup(s.Close)
 	return s
 }
@@ -80,7 +81,7 @@ func TestList(t *testing.T) {
 	}
 	want := []string{
 		ToolName("t", longTool), "mcp--t--big", "mcp--t--crash", ToolName("t", "dotted.name"), "mcp--t--echo", "mcp--t--env",
-		"mcp--t--fail", "mcp--t--hang", "mcp--t--lines", "mcp--t--x--echo",
+		"mcp--t--fail", "mcp--t--hang", "mcp--t--huge", "mcp--t--lines", "mcp--t--process", "mcp--t--x--echo",
 	}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
@@ -91,7 +92,7 @@ func TestList(t *testing.T) {
 
 	echo, _ := r.Lookup("mcp--t--echo")
 	yes := true
-	if diff := cmp.Diff(registry.Annotations{Title: "Echo", ReadOnlyHint: &yes}, echo.Schema.Annotations); diff != "" {
+	if diff := cmp.Diff(registry.Annotations{Title: "Echo", ReadOnlyHint: &yes, DeferredHint: &yes}, echo.Schema.Annotations); diff != "" {
 		t.Errorf("annotations (-want +got):\n%s", diff)
 	}
 	if echo.Schema.Description != "Says it back" {
@@ -136,6 +137,43 @@ func TestToolName(t *testing.T) {
 	}
 	if ToolName("fs", strings.Repeat("a", 60)+"1") == ToolName("fs", strings.Repeat("a", 60)+"2") {
 		t.Error("two long names alike but for their end got the same name")
+	}
+}
+
+// The configuration finds the server of every name ToolName makes, the
+// names cut short in the server's part included: the lookup that decides
+// which server ikigai tools call starts, and whose timeout applies.
+func TestServerOfToolName(t *testing.T) {
+	long := strings.Repeat("s", 60)
+	cfg := &config.Config{MCPServers: map[string]config.MCPServer{
+		"github": {}, "fs": {}, "a": {}, "a--b": {}, long: {}, "x" + long: {},
+		strings.Repeat("q", 49): {}, strings.Repeat("r", 50) + "_x": {},
+	}}
+	for _, tc := range []struct{ server, tool string }{
+		{"github", "create_issue"},
+		{"fs", "read.file"},
+		{"fs", strings.Repeat("a", 60)},
+		{"a--b", "c"},
+		{"a", "b"},
+		{long, "bash"},
+		{long, "read.file"},
+		{"x" + long, "bash"},
+		{strings.Repeat("q", 49), "tool"},
+		{strings.Repeat("r", 50) + "_x", "tool"},
+	} {
+		name := ToolName(tc.server, tc.tool)
+		if got := cfg.MCPServerOf(name); got != tc.server {
+			t.Errorf("MCPServerOf(%q) = %q, want %q", name, got, tc.server)
+		}
+	}
+	cfg.MCPServers[long] = config.MCPServer{Timeout: 7 * time.Second}
+	if got := cfg.TimeoutFor(ToolName(long, "bash")); got != 7*time.Second {
+		t.Errorf("the timeout of %s's tools: %v", long, got)
+	}
+	for _, name := range []string{"bash", "mcp--nosuch--tool", "mcp--" + strings.Repeat("z", 50) + "-0123abcd"} {
+		if got := cfg.MCPServerOf(name); got != "" {
+			t.Errorf("MCPServerOf(%q) = %q, want none", name, got)
+		}
 	}
 }
 
@@ -209,8 +247,8 @@ func TestTimeoutKeepsAnsweringServer(t *testing.T) {
 	if diff := cmp.Diff(execute.Failed(execute.ToolTimeout, "Tool 'mcp--t--hang' timed out after 200ms"), env); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	// The server answers its ping, so it is kept.
-	time.Sleep(500 * time.Millisecond)
+	// The server answers its ping, so it is kept; the next call waits for
+	// the ping.
 	if env := call(t, r, "mcp--t--echo", `{}`, 10*time.Second); !env.Success {
 		t.Errorf("after the timeout: %s", env.JSON())
 	}
@@ -220,6 +258,7 @@ func TestTimeoutKeepsAnsweringServer(t *testing.T) {
 }
 
 func TestHungServerIsStopped(t *testing.T) {
+	quickPing(t)
 	starts := filepath.Join(t.TempDir(), "starts")
 	s := start(t, map[string]config.MCPServer{"t": testServer("", starts)})
 	r := registryOf(t, s)
@@ -238,6 +277,48 @@ func TestHungServerIsStopped(t *testing.T) {
 	}
 	if env := call(t, r, "mcp--t--echo", `{}`, 10*time.Second); !env.Success {
 		t.Errorf("after the server was stopped: %s", env.JSON())
+	}
+}
+
+// A call made while a server whose call timed out is being checked waits
+// for the check, and goes to the server started again, not to the hung
+// one that the check stops.
+func TestCallAfterHungServerTimedOut(t *testing.T) {
+	quickPing(t)
+	starts := filepath.Join(t.TempDir(), "starts")
+	r := registryOf(t, start(t, map[string]config.MCPServer{"t": testServer("", starts)}))
+	if env := call(t, r, "mcp--t--freeze", `{}`, 200*time.Millisecond); env.Code != execute.ToolTimeout {
+		t.Fatalf("got %s", env.JSON())
+	}
+	env := call(t, r, "mcp--t--echo", `{"text":"next"}`, 10*time.Second)
+	if !env.Success {
+		t.Fatalf("the call after the timeout: %s", env.JSON())
+	}
+	if p := pids(t, starts); len(p) != 2 || !strings.Contains(string(env.Result), `"pid":`+p[1]) {
+		t.Errorf("starts %v, result %s", p, env.Result)
+	}
+}
+
+// quickPing makes the check of a server whose call timed out give up
+// sooner, for the length of the test.
+func quickPing(t *testing.T) {
+	saved := pingTimeout
+	pingTimeout = 300 * time.Millisecond
+	t.Cleanup(func() { pingTimeout = saved })
+}
+
+// An answer too big even to read (past the 16 MiB a message may have) is
+// OUTPUT_TOO_LARGE, as one past 64 KiB is, not a crash; the server is
+// started again for the next call.
+func TestAnswerTooBigToRead(t *testing.T) {
+	r := registryOf(t, start(t, map[string]config.MCPServer{"t": testServer("", "")}))
+	env := call(t, r, "mcp--t--huge", `{}`, 30*time.Second)
+	want := execute.Failed(execute.OutputTooLarge, "Tool 'mcp--t--huge' failed: MCP server 't' sent a message of more than 16 MiB")
+	if diff := cmp.Diff(want, env); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if env := call(t, r, "mcp--t--echo", `{}`, 10*time.Second); !env.Success {
+		t.Errorf("after the huge answer: %s", env.JSON())
 	}
 }
 
@@ -324,7 +405,7 @@ func TestCallStartFailure(t *testing.T) {
 func TestClose(t *testing.T) {
 	starts := filepath.Join(t.TempDir(), "starts")
 	hang := testServer("hang", starts+".hang")
-	s := Start(map[string]config.MCPServer{"t": testServer("", starts), "hang": hang}, nil)
+	s := Start(map[string]config.MCPServer{"t": testServer("", starts), "hang": hang}, execute.Env{}, nil)
 	s.list[1].connect().wait(t.Context()) // t is ready; hang is still starting
 	for _, f := range []string{starts, starts + ".hang"} {
 		for _, err := os.Stat(f); err != nil; _, err = os.Stat(f) {
@@ -370,6 +451,40 @@ func TestSchemaOf(t *testing.T) {
 	for _, schema := range []any{nil, map[string]any{"type": "string"}, []any{1}, map[string]any{"properties": map[string]any{}}} {
 		if _, err := schemaOf(&sdk.Tool{Name: "x", InputSchema: schema}); err == nil || err.Error() != `inputSchema is not of "type": "object"` {
 			t.Errorf("schema %v: got %v", schema, err)
+		}
+	}
+}
+
+// A server runs in a session of its own, with the agent's environment less
+// the providers' variables and what Exclude names; its own env entries
+// apply whatever is left out.
+func TestServerProcess(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-planted")
+	t.Setenv("OPENAI_API_KEY", "sk-planted")
+	t.Setenv("MY_SECRET", "hunter2")
+	t.Setenv("KEEP_ME", "kept")
+	cfg := testServer("", "")
+	cfg.Env["OPENAI_API_KEY"] = "the server's own"
+	s := Start(map[string]config.MCPServer{"t": cfg}, execute.Env{Exclude: []string{"MY_*"}}, nil)
+	t.Cleanup(s.Close)
+	env := registryOf(t, s).Call(t.Context(), "mcp--t--process", json.RawMessage(`{}`), 10*time.Second)
+	var out struct{ Output string }
+	json.Unmarshal(env.Result, &out)
+	ids, environ, _ := strings.Cut(out.Output, "\n")
+	var pid, sid int
+	fmt.Sscanf(ids, "pid=%d sid=%d", &pid, &sid)
+	if pid == 0 || sid != pid {
+		t.Errorf("the server is not a session leader: %q", ids)
+	}
+	vars := strings.Split(environ, "\n")
+	for _, v := range []string{"KEEP_ME=kept", "OPENAI_API_KEY=the server's own", "TEST_VALUE=from the configuration"} {
+		if !slices.Contains(vars, v) {
+			t.Errorf("%s missing from the server's environment", v)
+		}
+	}
+	for _, v := range []string{"ANTHROPIC_API_KEY=sk-ant-planted", "OPENAI_API_KEY=sk-planted", "MY_SECRET=hunter2"} {
+		if slices.Contains(vars, v) {
+			t.Errorf("%s reached the server", v)
 		}
 	}
 }

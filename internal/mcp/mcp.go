@@ -5,30 +5,30 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"log/slog"
 
 	"github.com/ikigai-tools/ikigai/internal/config"
+	// What a tool name may be is the protocol's rule; the host takes it
+	// from its one home on purpose.
+	"github.com/ikigai-tools/ikigai/toolsdk"
 )
-
-// maxName is the longest tool name model APIs accept.
-const maxName = 64
 
 // ToolName returns the name the model sees for the tool called tool on the
 // MCP server called server: mcp--SERVER--TOOL, with each character that
-// model APIs reject (they accept ^[a-zA-Z0-9_-]{1,64}$) replaced by an
-// underscore. A name that had to be changed so, or cut to 64 characters,
-// ends in -HASH, eight hex digits of a hash of server and tool: the same
-// name from run to run, and not the name of another tool.
+// model APIs reject replaced by an underscore. They accept what
+// toolsdk.ValidName does, and hyphens (^[a-zA-Z0-9_-]{1,64}$), which an
+// executable's tool name cannot hold but an MCP tool's may. A name that had
+// to be changed so, or cut to 64 characters, ends in -HASH, eight hex
+// digits of a hash of server and tool: the same name from run to run, and
+// not the name of another tool.
 func ToolName(server, tool string) string {
 	name := []byte(config.MCPPrefix + server + "--" + tool)
-	changed := len(name) > maxName
+	changed := len(name) > toolsdk.MaxNameLen
 	for i, c := range name {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+		if c != '-' && !toolsdk.ValidName(string(c)) {
 			name[i] = '_'
 			changed = true
 		}
@@ -38,18 +38,7 @@ func ToolName(server, tool string) string {
 	}
 	sum := sha256.Sum256([]byte(server + "\x00" + tool))
 	suffix := "-" + hex.EncodeToString(sum[:4])
-	return string(name[:min(len(name), maxName-len(suffix))]) + suffix
-}
-
-// marshal encodes v as compact JSON, leaving <, > and & as they are.
-func marshal(v any) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return string(name[:min(len(name), toolsdk.MaxNameLen-len(suffix))]) + suffix
 }
 
 // sdkLogger returns a logger for the SDK that passes its events on as

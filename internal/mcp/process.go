@@ -2,15 +2,18 @@ package mcp
 
 import (
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/ikigai-tools/ikigai/internal/config"
 	"github.com/ikigai-tools/ikigai/internal/execute"
-	"github.com/ikigai-tools/ikigai/toolsdk"
+	"github.com/ikigai-tools/ikigai/internal/sandbox"
+	"github.com/ikigai-tools/ikigai/toolsdk/output" // as internal/execute keeps a tool's stderr
 )
 
 const (
@@ -25,24 +28,26 @@ const (
 	drain = time.Second
 )
 
-// process is a stdio MCP server's process. It runs in its own process
-// group, so a Ctrl-C at the terminal does not reach it and it can be
-// stopped with everything it started.
+// process is a stdio MCP server's process: an execute.Tree, in a session
+// of its own, so a Ctrl-C at the terminal does not reach it, it has no
+// controlling terminal, and it can be stopped with everything it started.
 type process struct {
 	cmd    *exec.Cmd
+	tree   execute.Tree
 	stdin  *os.File // the write end of the server's stdin
 	stdout *os.File // the read end of the server's stdout
 
 	mu     sync.Mutex
-	stderr *toolsdk.HeadTail
+	stderr *output.HeadTail
 
 	exited chan struct{} // closed once the process has exited
 }
 
 // startProcess starts the server's command with the agent's working
-// directory and environment plus the server's env.
-func startProcess(cfg config.MCPServer) (*process, error) {
-	p := &process{stderr: toolsdk.NewHeadTail(stderrKept), exited: make(chan struct{})}
+// directory, env's environment, and the server's own env entries, which
+// apply whatever env leaves out.
+func startProcess(cfg config.MCPServer, env execute.Env) (*process, error) {
+	p := &process{stderr: output.NewHeadTail(stderrKept), exited: make(chan struct{})}
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -62,19 +67,24 @@ func startProcess(cfg config.MCPServer) (*process, error) {
 		return nil, err
 	}
 	p.cmd = exec.Command(cfg.Command, cfg.Args...)
-	p.cmd.Env = p.cmd.Environ()
-	for k, v := range cfg.Env {
-		p.cmd.Env = append(p.cmd.Env, k+"="+v)
+	var own []string
+	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
+		own = append(own, k+"="+cfg.Env[k])
 	}
+	p.cmd.Env = env.Environ(own...)
 	// Files, not readers and writers: Wait then returns when the server
 	// exits, not when whatever holds its pipes lets go of them.
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, errW
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	err = p.cmd.Start()
+	box, cleanup, err := confinement(cfg)
+	if err == nil {
+		p.cmd.Env = append(p.cmd.Env, box.Env()...)
+		err = p.tree.Start(p.cmd, box)
+	}
 	inR.Close()
 	outW.Close()
 	errW.Close()
 	if err != nil {
+		cleanup()
 		inW.Close()
 		outR.Close()
 		errR.Close()
@@ -91,32 +101,45 @@ func startProcess(cfg config.MCPServer) (*process, error) {
 		p.cmd.Wait()
 		// The group lives as long as the server; what it leaves behind
 		// cannot hold the pipes open for long either.
-		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		p.tree.KillGroup()
 		p.stdout.SetReadDeadline(time.Now().Add(drain))
 		errR.SetReadDeadline(time.Now().Add(drain))
 		<-stderrDone // so that stderrText is all of it once exited
+		p.tree.Close()
+		cleanup()
 		close(p.exited)
 	}()
 	return p, nil
 }
 
+// confinement returns the confinement of the server's process, with a
+// temporary directory of its own that done removes; nil when it runs
+// unconfined.
+func confinement(cfg config.MCPServer) (box *sandbox.Confinement, done func(), err error) {
+	box = cfg.Confinement
+	if box == nil || box.Refused != "" {
+		return box, func() {}, nil
+	}
+	return box.WithTempDir("mcp")
+}
+
 // stop ends the server as the MCP specification asks: its stdin is
-// closed, then it gets SIGTERM, then SIGKILL.
+// closed, then it gets SIGTERM, then SIGKILL, with everything it started.
 func (p *process) stop() {
 	p.stdin.Close()
 	if p.waitExit(exitWait) {
 		return
 	}
-	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	p.tree.Signal(syscall.SIGTERM)
 	if p.waitExit(execute.Grace) {
 		return
 	}
 	p.kill()
 }
 
-// kill ends the server at once.
+// kill ends the server, and everything it started, at once.
 func (p *process) kill() {
-	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	p.tree.Kill()
 	<-p.exited
 }
 

@@ -4,19 +4,15 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/ikigai-tools/ikigai/internal/calllog"
 	"github.com/ikigai-tools/ikigai/internal/execute"
+	"github.com/ikigai-tools/ikigai/internal/plainjson"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// ToolError is the error_code of an MCP tool's result flagged isError
-// without an error_code of its own: the tool ran and its operation failed.
-const ToolError = "TOOL_ERROR"
 
 // output is the result of a tool that returned content rather than
 // structured content: its text, as the core tools return theirs, and any
 // other content (images, resources) as the server sent it.
-type output struct {
+type contentResult struct {
 	Output  string        `json:"output"`
 	Content []sdk.Content `json:"content,omitempty"`
 }
@@ -47,13 +43,13 @@ func envelopeOf(name string, res *sdk.CallToolResult) execute.Envelope {
 	var err error
 	switch structured, coded := res.StructuredContent.(map[string]any); {
 	case res.IsError && coded && structured["error_code"] != nil:
-		result, err = marshal(res.StructuredContent)
+		result, err = plainjson.Marshal(res.StructuredContent)
 	case res.IsError:
-		result, err = marshal(operationError{Error: strings.Join(text, "\n"), Code: ToolError})
+		result, err = plainjson.Marshal(operationError{Error: strings.Join(text, "\n"), Code: execute.ToolError})
 	case res.StructuredContent != nil:
-		result, err = marshal(res.StructuredContent)
+		result, err = plainjson.Marshal(res.StructuredContent)
 	default:
-		result, err = marshal(output{Output: strings.Join(text, "\n"), Content: other})
+		result, err = plainjson.Marshal(contentResult{Output: strings.Join(text, "\n"), Content: other})
 	}
 	switch {
 	case err != nil:
@@ -74,8 +70,8 @@ func callResult(env execute.Envelope) *sdk.CallToolResult {
 	if !env.Success {
 		doc = env.JSON()
 	}
-	outcome, _, _ := calllog.Outcome(env)
-	r := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(doc)}}, IsError: outcome != calllog.OK}
+	_, _, opError := env.OperationError()
+	r := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(doc)}}, IsError: !env.Success || opError}
 	if doc[0] == '{' {
 		r.StructuredContent = doc
 	}

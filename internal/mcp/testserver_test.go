@@ -10,6 +10,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sys/unix"
 )
 
 // The test binary is also the MCP server the client tests start: with
@@ -52,7 +53,7 @@ func serveTest(mode string) {
 		Text string `json:"text"`
 	}
 	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Says it back",
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, Title: "Echo"}},
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, Title: "Echo"}, Meta: sdk.Meta{"deferredHint": true}},
 		func(_ context.Context, _ *sdk.CallToolRequest, in text) (*sdk.CallToolResult, said, error) {
 			return nil, said{Said: in.Text, Pid: os.Getpid()}, nil
 		})
@@ -79,6 +80,10 @@ func serveTest(mode string) {
 	raw("env", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return result(os.Getenv("TEST_VALUE")), nil
 	})
+	raw("process", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		sid, _ := unix.Getsid(0)
+		return result(fmt.Sprintf("pid=%d sid=%d", os.Getpid(), sid), strings.Join(os.Environ(), "\n")), nil
+	})
 	raw("crash", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		fmt.Fprintln(os.Stderr, "panic: dying on purpose")
 		os.Exit(3)
@@ -101,6 +106,9 @@ func serveTest(mode string) {
 	})
 	raw("big", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return result(strings.Repeat("x", 100<<10)), nil
+	})
+	raw("huge", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return result(strings.Repeat("x", 17<<20)), nil // past the SDK's 16 MiB a message
 	})
 	raw("dotted.name", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return result("dot"), nil

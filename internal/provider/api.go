@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"mime"
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -30,6 +32,9 @@ type API struct {
 	BaseURL string
 	KeyEnv  string // the environment variable that holds the key
 	KeyURL  string // where keys are made; empty for a self-hosted server
+	// NotFound is what to suggest when the API answers 404 at a base URL
+	// the user set, which is most often the wrong URL or the wrong API.
+	NotFound []string
 }
 
 // MissingKey is the error for a request that cannot be sent without a key.
@@ -138,7 +143,7 @@ func (a API) statusError(u *url.URL, res *http.Response, body []byte) *Error {
 		URL:        u.String(),
 		RetryAfter: retryAfter(res.Header),
 	}
-	var what string
+	var what, where string
 	switch s := res.StatusCode; {
 	case s == 401 || s == 403:
 		e.Kind, what, e.Steps = Auth, "authentication failed", a.keySteps(true)
@@ -148,12 +153,15 @@ func (a API) statusError(u *url.URL, res *http.Response, body []byte) *Error {
 		e.Kind, what = Overloaded, "overloaded"
 	case s == 408 || s >= 500:
 		e.Kind, what = Server, "server error"
+	case s == 404:
+		// A wrong base URL or an unknown model: the URL tells which.
+		e.Kind, what, where, e.Steps = BadRequest, "not found", " at "+u.String(), a.NotFound
 	case s >= 400:
 		e.Kind, what = BadRequest, "request rejected"
 	default:
 		e.Kind, what = BadResponse, "unexpected response"
 	}
-	e.Message = fmt.Sprintf("%s (HTTP %d): %s", what, res.StatusCode, msg)
+	e.Message = fmt.Sprintf("%s (HTTP %d)%s: %s", what, res.StatusCode, where, msg)
 	return e
 }
 
@@ -207,13 +215,17 @@ func (a API) Malformed(what string) *Error {
 
 // apiMessage digs the error type and message out of an error body in any
 // of the shapes APIs use: {"error": {"type", "code", "message"}},
-// {"error": "..."}, {"message": "..."}, or plain text.
+// {"error": "..."}, {"message": "..."}, an HTML page (its title), or plain
+// text.
 func apiMessage(body []byte) (typ, msg string) {
 	var doc struct {
 		Error   json.RawMessage `json:"error"`
 		Message string          `json:"message"`
 	}
 	if json.Unmarshal(body, &doc) != nil {
+		if title, ok := pageTitle(string(body)); ok {
+			return "", oneLine(title)
+		}
 		return "", oneLine(string(body))
 	}
 	var detail struct {
@@ -233,6 +245,32 @@ func apiMessage(body []byte) (typ, msg string) {
 		return "", oneLine(s)
 	}
 	return "", oneLine(doc.Message)
+}
+
+var (
+	htmlStart = regexp.MustCompile(`(?i)^\s*<(!doctype\s+html|html|head|title|body)\b`)
+	htmlTitle = regexp.MustCompile(`(?is)<title\b[^>]*>(.*?)</title>`)
+	htmlCode  = regexp.MustCompile(`(?is)<script\b.*?</script>|<style\b.*?</style>`)
+	htmlTag   = regexp.MustCompile(`(?s)<[^>]*>`)
+)
+
+// pageTitle reduces an HTML page (a proxy's or a web server's error page)
+// to what it says in a few words: its title, else its first line of text.
+// It reports false for a body that is not HTML.
+func pageTitle(body string) (string, bool) {
+	if !htmlStart.MatchString(body) {
+		return "", false
+	}
+	if m := htmlTitle.FindStringSubmatch(body); m != nil && strings.TrimSpace(m[1]) != "" {
+		return html.UnescapeString(m[1]), true
+	}
+	text := htmlTag.ReplaceAllString(htmlCode.ReplaceAllString(body, ""), "\n")
+	for line := range strings.Lines(text) {
+		if line = strings.TrimSpace(html.UnescapeString(line)); line != "" {
+			return line, true
+		}
+	}
+	return "", true
 }
 
 // oneLine makes s fit in a one-line message: valid UTF-8, spaces for

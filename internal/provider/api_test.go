@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +37,10 @@ func TestStatusErrors(t *testing.T) {
 		{503, `upstream connect error`, Overloaded, "", "overloaded (HTTP 503): upstream connect error"},
 		{500, ``, Server, "", "server error (HTTP 500): Internal Server Error"},
 		{408, `{"error":"timed out"}`, Server, "", "server error (HTTP 408): timed out"},
-		{404, `{"error":{"message":"model 'llama9' not found","type":"not_found_error"}}`, BadRequest, "not_found_error", "request rejected (HTTP 404): model 'llama9' not found"},
+		{404, `{"error":{"message":"model 'llama9' not found","type":"not_found_error"}}`, BadRequest, "not_found_error", "not found (HTTP 404) at https://api.example.com/v1/messages: model 'llama9' not found"},
+		{502, "<!DOCTYPE html>\n<html>\n<head><title>502 Bad Gateway</title></head>\n<body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body>\n</html>\n",
+			Server, "", "server error (HTTP 502): 502 Bad Gateway"},
+		{404, "<HTML><BODY>\n<script>var x = 1;</script>\n<H1>Not &amp; Found</H1>\n<p>No such page</p></BODY></HTML>", BadRequest, "", "not found (HTTP 404) at https://api.example.com/v1/messages: Not & Found"},
 		{400, `{"message":"prompt is too long"}`, BadRequest, "", "request rejected (HTTP 400): prompt is too long"},
 		{302, ``, BadResponse, "", "unexpected response (HTTP 302): Found"},
 		{400, "line one\n\tline\xfftwo", BadRequest, "", "request rejected (HTTP 400): line one line\uFFFDtwo"},
@@ -51,6 +55,21 @@ func TestStatusErrors(t *testing.T) {
 		}
 		if (e.Kind == Auth) != (len(e.Steps) > 0) {
 			t.Errorf("%d: steps %q", tc.status, e.Steps)
+		}
+	}
+}
+
+// A 404 from a base URL the user set carries the API's steps for it.
+func TestNotFoundSteps(t *testing.T) {
+	api := testAPI
+	api.NotFound = []string{"Check the base URL"}
+	req, _ := http.NewRequest("POST", "http://127.0.0.1:9/v1/messages", nil)
+	for status, want := range map[int][]string{404: {"Check the base URL"}, 400: nil} {
+		_, err := api.Send(req, func(*http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: status, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("404 page not found"))}, nil
+		})
+		if e := err.(*Error); !slices.Equal(e.Steps, want) {
+			t.Errorf("%d: steps %q, want %q", status, e.Steps, want)
 		}
 	}
 }
@@ -201,6 +220,13 @@ func TestRetryDo(t *testing.T) {
 		events[0].Wait < 750*time.Microsecond || events[0].Wait > time.Millisecond ||
 		events[1].Wait < 1500*time.Microsecond || events[1].Wait > 2*time.Millisecond {
 		t.Errorf("backoff: %v then %v, want about 1ms then 2ms", events[0].Wait, events[1].Wait)
+	}
+	// A Retrying event says which attempt comes next, of how many, and
+	// its error reads as one failure, not as giving up.
+	if _, events, _ := tries(&Error{Kind: Server, Message: "server error (HTTP 500): oops"}, &Error{Kind: Server, Message: "server error (HTTP 502): oops"}); len(events) != 2 ||
+		events[0].Attempt != 2 || events[0].Attempts != 3 || events[1].Attempt != 3 || events[1].Attempts != 3 ||
+		events[0].Err.Error() != "server error (HTTP 500): oops" || events[1].Err.Error() != "server error (HTTP 502): oops" {
+		t.Errorf("retry events: %+v", events)
 	}
 	if n, _, err := tries(&Error{Kind: BadRequest}); n != 1 || !isKind(err, BadRequest) {
 		t.Errorf("a bad request: %d tries, %v", n, err)

@@ -8,8 +8,10 @@
 // server, an unreachable host, a rejected request or a garbled answer.
 //
 // The implementations live in the subpackages anthropic and openai, on
-// net/http, and read their answers with package sse; package pick chooses
-// one from the user's settings and environment.
+// net/http. They share a Client, which sends their requests and retries
+// them, and read each answer through a Reader of its event stream
+// (package sse); package pick chooses one from the user's settings and
+// environment.
 package provider
 
 import (
@@ -125,7 +127,7 @@ const (
 	// ToolCallReady: Event.ToolCall is complete, arguments and all.
 	ToolCallReady
 	// Retrying: the request failed with Event.Err and is sent again after
-	// Event.Wait.
+	// Event.Wait, as attempt Event.Attempt of Event.Attempts.
 	Retrying
 )
 
@@ -136,6 +138,8 @@ type Event struct {
 	ToolCall ToolCall
 	Err      *Error
 	Wait     time.Duration
+	Attempt  int // Retrying: the attempt about to be made, from 2
+	Attempts int // Retrying: how many attempts there will be at most
 }
 
 // StopReason says why the model stopped writing.
@@ -152,6 +156,14 @@ const (
 type Usage struct {
 	InputTokens  int // everything the model read, cached or not
 	OutputTokens int
+	// CacheReadTokens and CacheWriteTokens are the part of InputTokens
+	// read from the provider's prompt cache, and written to it.
+	CacheReadTokens, CacheWriteTokens int
+}
+
+// Add returns the sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{u.InputTokens + v.InputTokens, u.OutputTokens + v.OutputTokens, u.CacheReadTokens + v.CacheReadTokens, u.CacheWriteTokens + v.CacheWriteTokens}
 }
 
 // A Response is the model's complete answer to a Request.

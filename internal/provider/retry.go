@@ -46,23 +46,25 @@ func (r Retry) Do(ctx context.Context, on func(Event), attempt func(on func(Even
 		if err == nil || !errors.As(err, &e) {
 			return res, err
 		}
-		e.Attempts = n
 		// An exhausted quota (OpenAI's insufficient_quota) is a 429 that
-		// waiting does not cure.
+		// waiting does not cure. Only an error given up on counts the
+		// attempts: the one a Retrying event carries is one failure.
 		if reported || n >= r.Attempts || !e.Kind.retryable() || e.Type == "insufficient_quota" {
+			e.Attempts = n
 			return nil, err
 		}
 		wait := backoff - rand.N(backoff/4+1)
 		backoff = min(2*backoff, r.MaxWait)
 		if e.RetryAfter > 0 {
 			if e.RetryAfter > r.MaxWait {
+				e.Attempts = n
 				e.Message += fmt.Sprintf("; the API asks to wait %v before trying again", e.RetryAfter.Round(time.Second))
 				return nil, err
 			}
 			wait = e.RetryAfter
 		}
 		if on != nil {
-			on(Event{Kind: Retrying, Err: e, Wait: wait})
+			on(Event{Kind: Retrying, Err: e, Wait: wait, Attempt: n + 1, Attempts: r.Attempts})
 		}
 		t := time.NewTimer(wait)
 		select {

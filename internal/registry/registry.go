@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ikigai-tools/ikigai/internal/execute"
+	"github.com/ikigai-tools/ikigai/internal/sandbox"
 )
 
 // Source says where a tool came from. Executables come from the system,
@@ -45,6 +46,9 @@ type Tool struct {
 	// Warnings are problems that did not stop the tool from being used.
 	Warnings []string
 	Runner   Runner
+	// Deferred tools are not offered with every request: the model sees
+	// a line about each and enables the ones it needs (tool_search).
+	Deferred bool
 }
 
 // Schema is what a tool says about itself.
@@ -55,6 +59,9 @@ type Schema struct {
 	Annotations Annotations
 	// Document is the whole schema document as the tool printed it.
 	Document json.RawMessage
+	// Sandbox is what the tool says it needs of the sandbox; nil when it
+	// does not say.
+	Sandbox *sandbox.Needs
 }
 
 // Annotations are hints about a tool's behaviour, with MCP's names; nil
@@ -65,10 +72,26 @@ type Annotations struct {
 	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
 	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
 	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+	// DeferredHint asks that the tool be deferred: described in a line
+	// until the model asks for it, rather than sent with every request.
+	DeferredHint *bool `json:"deferredHint,omitempty"`
 }
 
 // ReadOnly reports whether the tool says it changes nothing.
 func (a Annotations) ReadOnly() bool { return a.ReadOnlyHint != nil && *a.ReadOnlyHint }
+
+// OpenWorld reports whether the tool says it reaches beyond the machine
+// (the web, a service), which MCP assumes when a tool does not say.
+func (a Annotations) OpenWorld() bool { return a.OpenWorldHint != nil && *a.OpenWorldHint }
+
+// Confinement returns how the tool's calls are confined: nil for a tool
+// that runs unconfined, or that is not an executable.
+func (t Tool) Confinement() *sandbox.Confinement {
+	if p, ok := t.Runner.(execute.Program); ok {
+		return p.Sandbox
+	}
+	return nil
+}
 
 // Failure is a tool that was found but cannot be used.
 type Failure struct {
@@ -143,6 +166,7 @@ type Definition struct {
 	Description string
 	Parameters  json.RawMessage
 	Annotations Annotations
+	Deferred    bool
 }
 
 // Definitions returns every usable tool as a model request describes it,
@@ -150,7 +174,30 @@ type Definition struct {
 func (r *Registry) Definitions() []Definition {
 	defs := make([]Definition, len(r.tools))
 	for i, t := range r.tools {
-		defs[i] = Definition{Name: t.Name, Description: t.Schema.Description, Parameters: t.Schema.Parameters, Annotations: t.Schema.Annotations}
+		defs[i] = Definition{Name: t.Name, Description: t.Schema.Description, Parameters: t.Schema.Parameters, Annotations: t.Schema.Annotations, Deferred: t.Deferred}
 	}
 	return defs
+}
+
+// Defer returns the registry with the tools for which deferred is true
+// marked Deferred, and the others not.
+func (r *Registry) Defer(deferred func(Tool) bool) *Registry {
+	out := *r
+	out.tools = slices.Clone(r.tools)
+	for i := range out.tools {
+		out.tools[i].Deferred = deferred(out.tools[i])
+	}
+	return &out
+}
+
+// Only returns the registry with only the usable tools keep is true for.
+func (r *Registry) Only(keep func(Tool) bool) *Registry {
+	out := *r
+	out.tools = nil
+	for _, t := range r.tools {
+		if keep(t) {
+			out.tools = append(out.tools, t)
+		}
+	}
+	return &out
 }

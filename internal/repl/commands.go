@@ -2,14 +2,20 @@ package repl
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/ikigai-tools/ikigai/internal/agent"
 	"github.com/ikigai-tools/ikigai/internal/calllog"
+	"github.com/ikigai-tools/ikigai/internal/commands"
 	"github.com/ikigai-tools/ikigai/internal/display"
 	"github.com/ikigai-tools/ikigai/internal/provider"
+	"github.com/ikigai-tools/ikigai/internal/rules"
 	"github.com/ikigai-tools/ikigai/internal/skills"
+	"github.com/ikigai-tools/ikigai/toolsdk/host"
 )
 
 // A command is one of the slash commands.
@@ -20,19 +26,22 @@ type command struct {
 	run  func(s *Shell, ctx context.Context, arg string) (Result, error)
 }
 
-// commands are the slash commands in the order /help lists them.
-var commands []command
+// builtins are the slash commands in the order /help lists them.
+var builtins []command
 
 func init() {
-	commands = []command{
+	builtins = []command{
 		{"help", "", "list the commands", (*Shell).help},
 		{"tool", "[NAME]", "list the tools, or show one's path and schema", (*Shell).tool},
 		{"refresh", "", "look for tools again", (*Shell).refresh},
 		{"model", "[NAME]", "show the model, or switch to another", (*Shell).setModel},
 		{"clear", "", "start a new conversation", (*Shell).clear},
+		{"context", "", "what fills the model's context, and how full it is", (*Shell).context},
+		{"compact", "[FOCUS]", "summarise the older part of the conversation to make room, keeping FOCUS above all", (*Shell).compact},
 		{"skills", "", "list the skills", (*Shell).listSkills},
 		{"load", "NAME", "add a skill to the conversation", (*Shell).load},
 		{"stats", "", "how the tool calls in the log went: calls, failures, durations", (*Shell).stats},
+		{"jobs", "", "list the background jobs the job tool started", (*Shell).jobs},
 		{"exit", "", "quit", func(*Shell, context.Context, string) (Result, error) { return Result{Quit: true}, nil }},
 	}
 }
@@ -40,8 +49,8 @@ func init() {
 // Commands returns the names of the slash commands, with the slash, in the
 // order /help lists them.
 func Commands() []string {
-	names := make([]string, len(commands))
-	for i, c := range commands {
+	names := make([]string, len(builtins))
+	for i, c := range builtins {
 		names[i] = "/" + c.name
 	}
 	return names
@@ -49,7 +58,8 @@ func Commands() []string {
 
 // parseCommand splits a command line into the command's name and its
 // argument. A line is a command when it starts with a slash followed by a
-// word of letters; anything else, a path such as /etc/hosts included, is a
+// word (a letter, then letters, digits, hyphens and underscores: a custom
+// command's name); anything else, a path such as /etc/hosts included, is a
 // prompt.
 func parseCommand(line string) (name, arg string, ok bool) {
 	line = strings.TrimSpace(line)
@@ -61,21 +71,109 @@ func parseCommand(line string) (name, arg string, ok bool) {
 	if name == "" {
 		return "", "", false
 	}
-	for _, r := range name {
-		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') {
-			return "", "", false
-		}
+	if !commands.ValidName(name) {
+		return "", "", false
 	}
 	return name, strings.TrimSpace(arg), true
 }
 
 func (s *Shell) command(ctx context.Context, name, arg string) (Result, error) {
-	for _, c := range commands {
+	for _, c := range builtins {
 		if c.name == name {
 			return c.run(s, ctx, arg)
 		}
 	}
-	return Result{Output: fmt.Sprintf("Unknown command: /%s\nCommands: %s", name, strings.Join(Commands(), " "))}, nil
+	if c, ok := s.custom(name); ok {
+		t, err := s.commandTurn(c, arg)
+		if err != nil {
+			return Result{Output: "Error: " + err.Error()}, nil
+		}
+		out, err := s.prompt(ctx, t, "/clear starts a new one")
+		return Result{Outcome: out}, err
+	}
+	names := Commands()
+	for _, c := range commands.List(s.Commands) {
+		if !isBuiltin(c.Name) {
+			names = append(names, "/"+c.Name)
+		}
+	}
+	return Result{Output: fmt.Sprintf("Unknown command: /%s\nCommands: %s", name, strings.Join(names, " "))}, nil
+}
+
+// isBuiltin reports whether name is one of the built-in commands, which a
+// custom command of the same name cannot replace.
+func isBuiltin(name string) bool {
+	for _, c := range builtins {
+		if c.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// custom returns the custom command called name, unless a built-in
+// command has that name.
+func (s *Shell) custom(name string) (commands.Command, bool) {
+	if isBuiltin(name) {
+		return commands.Command{}, false
+	}
+	return commands.Find(s.Commands, name)
+}
+
+// commandTurn is the turn the custom command c runs with arg: its prompt,
+// and the model and the calls allowed without asking it sets.
+func (s *Shell) commandTurn(c commands.Command, arg string) (turn, error) {
+	if c.Err != nil {
+		return turn{}, fmt.Errorf("/%s (%s): %v", c.Name, c.Path, c.Err)
+	}
+	t := turn{text: c.Expand(arg), model: c.Model}
+	var allow rules.List
+	for _, r := range c.AllowedTools {
+		rule, err := rules.Parse(r)
+		if err != nil {
+			return turn{}, fmt.Errorf("/%s (%s): allowed_tools: %v", c.Name, c.Path, err)
+		}
+		allow = append(allow, rule)
+	}
+	if len(allow) > 0 {
+		// As an allow rule: a script runs without asking only when every
+		// command of it is covered.
+		t.allowed = func(tool string, args json.RawMessage) bool {
+			return allow.Allows(rules.Call{Tool: tool, Args: args, Dir: s.Dir, Home: s.Home})
+		}
+	}
+	return t, nil
+}
+
+// context shows what takes the space of the next request.
+func (s *Shell) context(ctx context.Context, _ string) (Result, error) {
+	a, err := s.Backend.Agent(ctx, nil, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	b, err := a.Breakdown(ctx, s.conversation())
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Output: display.Context(b, s.cost)}, nil
+}
+
+// compact summarises the older part of the conversation now.
+func (s *Shell) compact(ctx context.Context, focus string) (Result, error) {
+	a, err := s.Backend.Agent(ctx, nil, s.Observe)
+	if err != nil {
+		return Result{}, err
+	}
+	conv := s.conversation()
+	a.Session = s.hookSession()
+	c, err := a.Compact(ctx, conv, focus)
+	if errors.Is(err, agent.ErrNothingToCompact) {
+		return Result{Output: "Nothing to compact yet: the conversation is short."}, nil
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Output: display.Compacted(c)}, nil
 }
 
 // stats summarises the call log, as ikigai stats does.
@@ -98,10 +196,21 @@ func (s *Shell) help(context.Context, string) (Result, error) {
 	var b strings.Builder
 	b.WriteString("Commands:\n")
 	w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	for _, c := range commands {
+	for _, c := range builtins {
 		fmt.Fprintf(w, "  /%s\t%s\n", strings.TrimSpace(c.name+" "+c.args), c.help)
 	}
 	w.Flush()
+	if custom := commands.List(s.Commands); len(custom) > 0 {
+		b.WriteString("Custom commands:\n")
+		for _, c := range custom {
+			help := c.Description
+			if isBuiltin(c.Name) {
+				help = "(not used: a built-in command has this name)"
+			}
+			fmt.Fprintf(w, "  /%s\t%s (%s)\n", strings.TrimSpace(c.Name+" "+c.ArgumentHint), help, c.Source)
+		}
+		w.Flush()
+	}
 	b.WriteString("Anything else is a prompt for the model.")
 	if s.Keys != "" {
 		b.WriteString("\n" + s.Keys)
@@ -126,6 +235,12 @@ func (s *Shell) tool(ctx context.Context, name string) (Result, error) {
 	b.WriteString("Available tools:")
 	for _, t := range reg.Tools() {
 		fmt.Fprintf(&b, "\n  %s (%s)", t.Name, t.Path)
+		switch {
+		case t.Deferred && s.conv != nil && s.conv.Enabled(t.Name):
+			b.WriteString(" deferred, enabled")
+		case t.Deferred:
+			b.WriteString(" deferred")
+		}
 	}
 	if len(reg.Tools()) == 0 {
 		b.WriteString("\n  (none)")
@@ -165,12 +280,20 @@ func (s *Shell) setModel(ctx context.Context, name string) (Result, error) {
 		}
 		return Result{Output: "Error: " + err.Error()}, nil
 	}
-	return Result{Output: fmt.Sprintf("Model: %s (%s, %s)", c.Model, c.Name, c.Reason)}, nil
+	res := Result{Output: fmt.Sprintf("Model: %s (%s, %s)", c.Model, c.Name, c.Reason)}
+	if name != "" {
+		res.Model = c.Model
+	}
+	return res, nil
 }
 
-func (s *Shell) clear(context.Context, string) (Result, error) {
+func (s *Shell) clear(ctx context.Context, _ string) (Result, error) {
 	saved := s.SessionID()
-	s.conv, s.writer = nil, nil
+	s.End(ctx, "clear")
+	s.Close()
+	s.conv, s.writer, s.resumed, s.saveErr = nil, nil, false, nil
+	s.cleared = true
+	s.setSaving(nil)
 	if saved == "" {
 		return Result{Output: "Started a new conversation."}, nil
 	}
@@ -215,4 +338,30 @@ func (s *Shell) load(ctx context.Context, name string) (Result, error) {
 	}
 	s.conversation().Add(provider.UserText(fmt.Sprintf("The user loaded the skill %q for this conversation:\n\n%s", name, text)))
 	return Result{Output: "Skill loaded: " + name}, nil
+}
+
+// jobs lists the background jobs of the session.
+func (s *Shell) jobs(context.Context, string) (Result, error) {
+	var list []host.Job
+	if s.Jobs != nil {
+		list = s.Jobs()
+	}
+	if len(list) == 0 {
+		return Result{Output: "No background jobs (the job tool starts them)."}, nil
+	}
+	var b strings.Builder
+	b.WriteString("Jobs:\n")
+	w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	for _, j := range list {
+		status := j.Status
+		if j.ExitCode != nil {
+			status += fmt.Sprintf(" (%d)", *j.ExitCode)
+		}
+		if j.Kept {
+			status += ", kept"
+		}
+		fmt.Fprintf(w, "  %s\t%s\tpid %d\t%s\n", j.ID, status, j.PID, j.Command)
+	}
+	w.Flush()
+	return Result{Output: strings.TrimSuffix(b.String(), "\n")}, nil
 }

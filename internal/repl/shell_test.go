@@ -3,6 +3,7 @@ package repl_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,6 +48,14 @@ func (b *backend) Model(context.Context) (*pick.Choice, error) {
 func (b *backend) SetModel(ctx context.Context, name string) (*pick.Choice, error) {
 	b.model = name
 	return b.Model(ctx)
+}
+
+func (b *backend) Choose(ctx context.Context, name string) (*pick.Choice, error) {
+	c, err := b.Model(ctx)
+	if c != nil {
+		c.Model = name
+	}
+	return c, err
 }
 
 func (b *backend) Agent(ctx context.Context, asker approval.Asker, observe func(agent.Event)) (*agent.Agent, error) {
@@ -131,7 +140,7 @@ func TestToolCommands(t *testing.T) {
 
 func TestParsing(t *testing.T) {
 	f := newFixture(t, providertest.Reply{Text: "A path."})
-	want := "Unknown command: /nosuch\nCommands: /help /tool /refresh /model /clear /skills /load /stats /exit"
+	want := "Unknown command: /nosuch\nCommands: /help /tool /refresh /model /clear /context /compact /skills /load /stats /jobs /exit"
 	if got := f.run(t, "/nosuch arg").Output; got != want {
 		t.Errorf("unknown command: %q", got)
 	}
@@ -145,18 +154,19 @@ func TestParsing(t *testing.T) {
 	if !f.run(t, "/exit").Quit {
 		t.Error("/exit does not quit")
 	}
-	if got := f.run(t, "/help").Output; !strings.Contains(got, "\n  /tool [NAME]   list the tools, or show one's path and schema\n") {
+	if got := f.run(t, "/help").Output; !strings.Contains(got, "\n  /tool [NAME]      list the tools, or show one's path and schema\n") {
 		t.Errorf("/help:\n%s", got)
 	}
 }
 
 func TestModel(t *testing.T) {
 	f := newFixture(t, providertest.Reply{Text: "Hi."})
-	if got := f.run(t, "/model").Output; got != "Model: claude-test (anthropic, the test says so)" {
-		t.Errorf("/model: %s", got)
+	if got := f.run(t, "/model"); got.Output != "Model: claude-test (anthropic, the test says so)" || got.Model != "" {
+		t.Errorf("/model: %+v", got)
 	}
-	if got := f.run(t, "/model claude-other").Output; got != "Model: claude-other (anthropic, the test says so)" {
-		t.Errorf("/model claude-other: %s", got)
+	// The new model is in the result, for the status line.
+	if got := f.run(t, "/model claude-other"); got.Output != "Model: claude-other (anthropic, the test says so)" || got.Model != "claude-other" {
+		t.Errorf("/model claude-other: %+v", got)
 	}
 	f.run(t, "hello")
 	if got := f.be.srv.Requests()[0].Body; !strings.Contains(string(got), `"model":"claude-other"`) {
@@ -200,8 +210,16 @@ func TestSessionsAndSkills(t *testing.T) {
 		t.Errorf("meta %+v", m)
 	}
 
-	// Another shell resumes it: the next request carries everything.
+	// Another shell resumes it once the first is done with it: the next
+	// request carries everything.
 	g := &repl.Shell{Backend: f.be, Dir: "/project", Sessions: f.store}
+	var inUse *session.InUseError
+	if err := g.Resume(saved); !errors.As(err, &inUse) {
+		t.Fatalf("resumed a session in use: %v", err)
+	}
+	if err := f.shell.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if err := g.Resume(saved); err != nil {
 		t.Fatal(err)
 	}
@@ -221,6 +239,11 @@ func TestSessionsAndSkills(t *testing.T) {
 	if res.Output != "Started a new conversation (the last one is saved as "+id+")." {
 		t.Errorf("/clear: %s", res.Output)
 	}
+	if w, err := f.store.Continue(again); err != nil {
+		t.Errorf("the session left by /clear is still held: %v", err)
+	} else {
+		w.Close()
+	}
 	g.Handle(context.Background(), "new topic")
 	if g.SessionID() == id || len(g.Conversation()) != 2 {
 		t.Errorf("after /clear: session %s with %d messages", g.SessionID(), len(g.Conversation()))
@@ -230,17 +253,81 @@ func TestSessionsAndSkills(t *testing.T) {
 	}
 }
 
-// A session that cannot be saved says so once, and the conversation goes on.
+// A session that cannot be saved says so once, and where, and the
+// conversation goes on: in the result of the line that met it, or at once
+// to Warn when that is set, as ikigai -p sets it.
 func TestSaveFailure(t *testing.T) {
 	f := newFixture(t, providertest.Reply{Text: "One."}, providertest.Reply{Text: "Two."})
 	blocker := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(blocker, nil, 0o644)
 	f.shell.Sessions = session.At(filepath.Join(blocker, "sessions"))
 	res := f.run(t, "first")
-	if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0], "Warning: the conversation cannot be saved: ") {
-		t.Errorf("warnings %q", res.Warnings)
+	want := "Warning: the conversation cannot be saved to " + filepath.Join(blocker, "sessions", f.shell.SessionID()+".jsonl") + ": not a directory"
+	if diff := cmp.Diff([]string{want}, res.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 	if res := f.run(t, "second"); len(res.Warnings) != 0 || res.Outcome.Text != "Two." {
 		t.Errorf("second prompt: %+v", res)
+	}
+
+	g := newFixture(t, providertest.Reply{Text: "One."}, providertest.Reply{Text: "Two."})
+	g.shell.Sessions = f.shell.Sessions
+	var warned []string
+	g.shell.Warn = func(w string) { warned = append(warned, w) }
+	if _, err := g.shell.Prompt(context.Background(), "first"); err != nil {
+		t.Fatal(err)
+	}
+	res = g.run(t, "second")
+	want = "Warning: the conversation cannot be saved to " + filepath.Join(blocker, "sessions", g.shell.SessionID()+".jsonl") + ": not a directory"
+	if diff := cmp.Diff([]string{want}, warned); diff != "" || len(res.Warnings) != 0 {
+		t.Errorf("warned (-want +got):\n%s\nand in the result %q", diff, res.Warnings)
+	}
+}
+
+// A prompt the API rejects for good is taken out of the conversation and
+// of its file, and the error says how to start afresh: the next prompt
+// goes without it, and so does a shell that resumes the session.
+func TestRejectedPromptIsTakenOut(t *testing.T) {
+	f := newFixture(t,
+		providertest.Reply{Text: "One."},
+		providertest.Reply{Status: 400, Error: "messages.2.content.0: a document block is too large"},
+		providertest.Reply{Text: "Two."},
+		providertest.Reply{Status: 400, Error: "messages.4.content.0: a document block is too large"},
+	)
+	f.run(t, "first")
+	_, err := f.shell.Handle(context.Background(), "a huge paste")
+	want := "anthropic: request rejected (HTTP 400): messages.2.content.0: a document block is too large\n" +
+		"To fix it:\n  1. If the conversation has grown too long for the model, /clear starts a new one (the prompt that failed was not kept)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error:\n%v\nwant\n%s", err, want)
+	}
+	if res := f.run(t, "second"); res.Outcome.Text != "Two." {
+		t.Fatalf("second: %+v", res.Outcome)
+	}
+	body := string(f.be.srv.Requests()[2].Body)
+	if strings.Contains(body, "a huge paste") || !strings.Contains(body, `"text":"first"`) || !strings.Contains(body, `"text":"second"`) {
+		t.Errorf("the request after the failure: %s", body)
+	}
+	saved, err := f.store.Open(f.shell.SessionID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(f.shell.Conversation(), saved.Messages); diff != "" || len(saved.Messages) != 4 {
+		t.Errorf("saved conversation (-live +saved):\n%s", diff)
+	}
+
+	// Without the commands of the interactive shell (ikigai -p), a
+	// resumed conversation is left behind by running without --continue.
+	f.shell.Close()
+	g := &repl.Shell{Backend: f.be, Dir: "/project", Sessions: f.store}
+	if err := g.Resume(saved); err != nil {
+		t.Fatal(err)
+	}
+	_, err = g.Prompt(context.Background(), "another huge paste")
+	if err == nil || !strings.HasSuffix(err.Error(), "\n  1. If the conversation has grown too long for the model, leave out --continue and --resume to start a new one (the prompt that failed was not kept)") {
+		t.Errorf("error: %v", err)
+	}
+	if again, _ := f.store.Open(f.shell.SessionID()); len(again.Messages) != 4 {
+		t.Errorf("the session holds %d messages after the failure, want 4", len(again.Messages))
 	}
 }

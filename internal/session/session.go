@@ -41,17 +41,6 @@ type Meta struct {
 	Model    string    `json:"model,omitempty"`
 }
 
-// Dir returns where sessions are kept: $XDG_STATE_HOME/ikigai/sessions, or
-// ~/.local/state/ikigai/sessions when that variable is unset or not an
-// absolute path, as the XDG base directory specification asks.
-func Dir(getenv func(string) string, home string) string {
-	state := getenv("XDG_STATE_HOME")
-	if !filepath.IsAbs(state) {
-		state = filepath.Join(home, ".local", "state")
-	}
-	return filepath.Join(state, "ikigai", "sessions")
-}
-
 // Store is a directory of session files.
 type Store struct {
 	dir string
@@ -59,6 +48,9 @@ type Store struct {
 
 // At returns the store in dir, which need not exist yet.
 func At(dir string) *Store { return &Store{dir: dir} }
+
+// Path returns the file the session called id is saved in.
+func (s *Store) Path(id string) string { return filepath.Join(s.dir, id+ext) }
 
 // NewID returns a new session id: the start time to the second, which sorts
 // sessions by age, and a random suffix.
@@ -74,12 +66,6 @@ func validID(id string) bool {
 	return id != "" && !strings.ContainsAny(id, `/\`) && id != "." && id != ".." && !strings.HasPrefix(id, ".")
 }
 
-// Create returns a writer for a new session. The file is made with the
-// first message, so a session without one leaves nothing behind.
-func (s *Store) Create(meta Meta) *Writer {
-	return &Writer{path: filepath.Join(s.dir, meta.ID+ext), meta: meta}
-}
-
 // A Session is a saved conversation as read back.
 type Session struct {
 	Meta     Meta
@@ -87,9 +73,26 @@ type Session struct {
 	// Torn is true when the last line was cut short, by a crash while it
 	// was written, and was left out.
 	Torn bool
+	// Compactions is how many times the conversation was compacted;
+	// Messages start at the last compaction's summary.
+	Compactions int
+	// Title is the first line of the conversation's first prompt.
+	Title string
+	// Agents are the messages of the sub-agents' conversations, in the
+	// order they were written, each with its sub-agent's id.
+	Agents []AgentMessage
 
-	path string
-	size int64 // the bytes up to the end of the last whole line
+	path  string
+	size  int64   // the bytes up to the end of the last whole line
+	head  int64   // where the first line ends
+	start int64   // where Messages start: head, or the last compaction's line
+	ends  []int64 // where each message's line ends
+}
+
+// AgentMessage is a message of a sub-agent's conversation.
+type AgentMessage struct {
+	Agent string
+	provider.Message
 }
 
 // Open reads the session with the given id.
@@ -102,15 +105,6 @@ func (s *Store) Open(id string) (*Session, error) {
 		return nil, fmt.Errorf("no session %q (ikigai sessions lists them)", id)
 	}
 	return sess, err
-}
-
-// Continue returns a writer that adds to sess, cutting off a torn last line
-// first so that the next message starts on a line of its own.
-func (s *Store) Continue(sess *Session) (*Writer, error) {
-	if err := os.Truncate(sess.path, sess.size); err != nil {
-		return nil, err
-	}
-	return &Writer{path: sess.path, meta: sess.Meta, created: true}, nil
 }
 
 // Summary describes a saved session for a listing.
@@ -129,7 +123,7 @@ func (s *Store) List() ([]Summary, error) {
 		if err != nil {
 			continue
 		}
-		list = append(list, Summary{Meta: sess.Meta, Messages: len(sess.Messages), Title: title(sess.Messages)})
+		list = append(list, Summary{Meta: sess.Meta, Messages: len(sess.Messages), Title: sess.Title})
 	}
 	return list, nil
 }
@@ -160,18 +154,14 @@ func (s *Store) names() []string {
 	return names
 }
 
-// title is the first line of the first prompt of a conversation.
-func title(msgs []provider.Message) string {
-	for _, m := range msgs {
-		if m.Role != provider.User {
-			continue
-		}
-		if t := strings.TrimSpace(m.Text()); t != "" {
-			first, _, _ := strings.Cut(t, "\n")
-			return first
-		}
+// title is the first line of m's text when m is the user's: the title of
+// a conversation whose first prompt it is.
+func title(m provider.Message) string {
+	if m.Role != provider.User {
+		return ""
 	}
-	return ""
+	first, _, _ := strings.Cut(strings.TrimSpace(m.Text()), "\n")
+	return first
 }
 
 func readMeta(path string) (Meta, error) {
@@ -228,6 +218,8 @@ func Parse(data []byte) (*Session, error) {
 	if sess.Meta, err = parseMeta(lines[0]); err != nil {
 		return nil, err
 	}
+	sess.head = int64(len(lines[0]) + 1)
+	end := sess.head
 	for i, line := range lines[1:] {
 		if len(line) > maxLine {
 			return nil, fmt.Errorf("line %d: longer than %d MiB", i+2, maxLine>>20)
@@ -240,78 +232,37 @@ func Parse(data []byte) (*Session, error) {
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %v", i+2, err)
 		}
+		end += int64(len(line) + 1)
+		if m.Agent != "" {
+			sess.Agents = append(sess.Agents, AgentMessage{Agent: m.Agent, Message: msg})
+			continue
+		}
+		if m.Compaction {
+			// The conversation starts again here, from a summary of
+			// what came before.
+			clear(sess.Messages)
+			sess.Messages, sess.ends, sess.start = sess.Messages[:0], sess.ends[:0], end-int64(len(line)+1)
+			sess.Compactions++
+		}
+		if sess.Title == "" && !m.Compaction {
+			sess.Title = title(msg)
+		}
 		sess.Messages = append(sess.Messages, msg)
+		sess.ends = append(sess.ends, end)
 	}
 	return sess, nil
 }
 
-// A Writer appends the messages of one session to its file.
-type Writer struct {
-	path    string
-	meta    Meta
-	created bool
-	err     error // the first failure; writing stops there
-}
-
-// ID returns the session's id.
-func (w *Writer) ID() string { return w.meta.ID }
-
-// Append adds m to the session's file, creating the file (and its first
-// line) with the first message. Each message is one write of one line, so
-// another process never sees half of one, and a crash tears at most the
-// line being written. After a failure nothing more is written, and Append
-// returns that failure.
-func (w *Writer) Append(m provider.Message) error {
-	if w.err != nil {
-		return w.err
-	}
-	line, err := json.Marshal(encode(m))
-	if err != nil {
-		w.err = err
-		return err
-	}
-	data := append(line, '\n')
-	if !w.created {
-		meta, err := json.Marshal(w.meta)
-		if err != nil {
-			w.err = err
-			return err
-		}
-		data = slices.Concat(meta, []byte("\n"), data)
-	}
-	w.err = w.write(data)
-	return w.err
-}
-
-func (w *Writer) write(data []byte) error {
-	flags := os.O_WRONLY | os.O_APPEND
-	if !w.created {
-		if err := os.MkdirAll(filepath.Dir(w.path), 0o700); err != nil {
-			return err
-		}
-		// Conversations can hold anything the user or a tool read: only
-		// the user may read them.
-		flags |= os.O_CREATE | os.O_EXCL
-	}
-	f, err := os.OpenFile(w.path, flags, 0o600)
-	if err != nil {
-		return err
-	}
-	w.created = true
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// message is a provider.Message as a line of a session file.
+// message is a provider.Message as a line of a session file. A message
+// marked as a compaction starts the conversation again: it summarises
+// every message before it, which stay in the file. A message with an agent
+// is a sub-agent's, kept for the record: it is not part of the
+// conversation.
 type message struct {
-	Role  provider.Role `json:"role"`
-	Parts []part        `json:"parts"`
+	Agent      string        `json:"agent,omitempty"`
+	Role       provider.Role `json:"role"`
+	Parts      []part        `json:"parts"`
+	Compaction bool          `json:"compaction,omitempty"`
 }
 
 // part is one part of a message: exactly one field is set. Tool call

@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,6 +37,7 @@ func meta(id, dir string) Meta {
 func save(t *testing.T, s *Store, m Meta, msgs []provider.Message) {
 	t.Helper()
 	w := s.Create(m)
+	defer w.Close()
 	for _, msg := range msgs {
 		if err := w.Append(msg); err != nil {
 			t.Fatal(err)
@@ -135,6 +137,125 @@ func TestTornLastLine(t *testing.T) {
 	}
 }
 
+// A failed run is cut out of the file as it is out of the conversation;
+// cut back to nothing, a new session leaves no file.
+func TestCut(t *testing.T) {
+	dir := t.TempDir()
+	s := At(dir)
+	w := s.Create(meta("a", "/proj"))
+	read := func() []provider.Message {
+		t.Helper()
+		sess, err := s.Open("a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sess.Messages
+	}
+	for _, m := range conversation {
+		if err := w.Append(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Cut(1); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(conversation[:1], read()); diff != "" {
+		t.Errorf("cut to 1 (-want +got):\n%s", diff)
+	}
+	if err := w.Cut(3); err != nil { // nothing past 3 to cut
+		t.Fatal(err)
+	}
+	w.Append(conversation[3])
+	if diff := cmp.Diff([]provider.Message{conversation[0], conversation[3]}, read()); diff != "" {
+		t.Errorf("appended after the cut (-want +got):\n%s", diff)
+	}
+	if err := w.Cut(0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("a session cut to nothing is still there: %v", err)
+	}
+	w.Append(conversation[0])
+	if diff := cmp.Diff(conversation[:1], read()); diff != "" {
+		t.Errorf("started again (-want +got):\n%s", diff)
+	}
+
+	// A continued session is cut at the lines it was read with, a torn
+	// one cut off too; cut to nothing, it keeps its first line.
+	save(t, s, meta("b", "/proj"), conversation[:3])
+	f, _ := os.OpenFile(filepath.Join(dir, "b.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"role":"assis`)
+	f.Close()
+	sess, err := s.Open("b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, err = s.Continue(sess); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Cut(2); err != nil {
+		t.Fatal(err)
+	}
+	if sess, err = s.Open("b"); err != nil || sess.Torn || len(sess.Messages) != 2 {
+		t.Fatalf("cut to 2: %+v, %v", sess, err)
+	}
+	if err := w.Cut(0); err != nil {
+		t.Fatal(err)
+	}
+	if sess, err = s.Open("b"); err != nil || len(sess.Messages) != 0 || sess.Meta.ID != "b" {
+		t.Fatalf("cut to 0: %+v, %v", sess, err)
+	}
+}
+
+// One session has one writer at a time: another that would continue it
+// is told which process holds it, until that one closes its writer.
+func TestInUse(t *testing.T) {
+	s := At(t.TempDir())
+	w := s.Create(meta("a", "/proj"))
+	if err := w.Append(conversation[0]); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := s.Open("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Continue(sess)
+	var inUse *InUseError
+	if !errors.As(err, &inUse) || inUse.PID != os.Getpid() {
+		t.Fatalf("Continue of a session in use: %v", err)
+	}
+	want := fmt.Sprintf("in use by pid %d (another ikigai is adding to it); wait for it to end, or start a new conversation", os.Getpid())
+	if err.Error() != want {
+		t.Errorf("error %q\nwant %q", err, want)
+	}
+
+	// What the first writer adds before it lets go is read again by the
+	// next, which goes on from there.
+	w.Append(conversation[1])
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	next, err := s.Continue(sess)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Close()
+	if diff := cmp.Diff(conversation[:2], sess.Messages); diff != "" {
+		t.Errorf("the session as continued (-want +got):\n%s", diff)
+	}
+	for _, m := range conversation[2:] {
+		if err := next.Append(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if again, err := s.Open("a"); err != nil || !cmp.Equal(conversation, again.Messages) {
+		t.Errorf("read back: %v, %v", again, err)
+	}
+	if _, err := s.Continue(sess); !errors.As(err, &inUse) {
+		t.Errorf("a second Continue: %v", err)
+	}
+}
+
 func TestBadFiles(t *testing.T) {
 	for _, tc := range []struct{ name, data, err string }{
 		{"empty", "", "empty session file"},
@@ -208,26 +329,6 @@ func TestNewIDSortsByTime(t *testing.T) {
 	}
 }
 
-func TestDir(t *testing.T) {
-	env := func(state string) func(string) string {
-		return func(k string) string {
-			if k == "XDG_STATE_HOME" {
-				return state
-			}
-			return ""
-		}
-	}
-	for state, want := range map[string]string{
-		"":         "/home/u/.local/state/ikigai/sessions",
-		"relative": "/home/u/.local/state/ikigai/sessions",
-		"/state":   "/state/ikigai/sessions",
-	} {
-		if got := Dir(env(state), "/home/u"); got != want {
-			t.Errorf("Dir with XDG_STATE_HOME=%q = %s, want %s", state, got, want)
-		}
-	}
-}
-
 // FuzzParse checks that no file makes Parse panic, and that whatever it
 // accepts survives being written again.
 func FuzzParse(f *testing.F) {
@@ -252,4 +353,60 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%d messages read back, want %d", len(again.Messages), len(sess.Messages))
 		}
 	})
+}
+
+// A sub-agent's messages are saved between the conversation's, read back
+// apart from it, and cut with the run they came in; the conversation's own
+// lines are still found where they end, and continuing the session
+// appends after the last line, whoever wrote it.
+func TestAgentMessages(t *testing.T) {
+	s := At(t.TempDir())
+	w := s.Create(meta("a", "/proj"))
+	sub := []provider.Message{provider.UserText("Count the files"), {Role: provider.Assistant, Parts: []provider.Part{provider.Text("Two.")}}}
+	steps := []func() error{
+		func() error { return w.Append(conversation[0]) },
+		func() error { return w.Append(conversation[1]) },
+		func() error { return w.AppendAgent("agent-1", sub[0]) },
+		func() error { return w.AppendAgent("agent-1", sub[1]) },
+		func() error { return w.Append(conversation[2]) },
+		func() error { return w.Append(conversation[3]) },
+		func() error { return w.AppendAgent("agent-2", sub[0]) },
+		func() error { return w.Cut(3) }, // the last answer, and agent-2's line after it, go
+	}
+	for i, step := range steps {
+		if err := step(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	w.Close()
+	got, err := s.Open("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(conversation[:3], got.Messages); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+	want := []AgentMessage{{"agent-1", sub[0]}, {"agent-1", sub[1]}}
+	if diff := cmp.Diff(want, got.Agents); diff != "" {
+		t.Errorf("agents (-want +got):\n%s", diff)
+	}
+
+	w, err = s.Continue(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(conversation[3]); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Cut(4); err != nil { // nothing past it: a no-op
+		t.Fatal(err)
+	}
+	w.Close()
+	got, err = s.Open("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(conversation, got.Messages); diff != "" {
+		t.Errorf("messages after continuing (-want +got):\n%s", diff)
+	}
 }

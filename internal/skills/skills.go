@@ -62,6 +62,9 @@ type Skill struct {
 	Source      Source `json:"source"`
 	Path        string `json:"path"`
 	Description string `json:"description"`
+	// Tools are the tools the skill's front matter names (tools: [a, b]):
+	// those of its domain, which loading it offers.
+	Tools []string `json:"tools,omitempty"`
 }
 
 // List returns the skills in d, one per name, sorted by name.
@@ -130,11 +133,11 @@ func listDir(dir string, src Source) []Skill {
 		if !validName(name) {
 			continue
 		}
-		desc, err := describe(path)
+		desc, tools, err := describe(path)
 		if err != nil {
 			continue
 		}
-		list = append(list, Skill{Name: name, Source: src, Path: path, Description: desc})
+		list = append(list, Skill{Name: name, Source: src, Path: path, Description: desc, Tools: tools})
 	}
 	return list
 }
@@ -158,38 +161,63 @@ func validName(name string) bool {
 	return true
 }
 
-// describe returns a one-line description of the skill at path: the
+// describe returns a one-line description of the skill at path (the
 // description field of its front matter, else its first line of text, less
-// any heading marks. It fails when the file cannot be read as a skill.
-func describe(path string) (string, error) {
+// any heading marks) and the tools its front matter names. It fails when
+// the file cannot be read as a skill.
+func describe(path string) (desc string, tools []string, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return "", errors.New("not a regular file")
+		return "", nil, errors.New("not a regular file")
 	}
 	sc := bufio.NewScanner(io.LimitReader(f, 16<<10))
-	front := false
+	front, inTools := false, false
 	for n := 0; sc.Scan(); n++ {
-		line := strings.TrimSpace(string(bytes.ToValidUTF8(sc.Bytes(), []byte("\uFFFD"))))
+		raw := string(bytes.ToValidUTF8(sc.Bytes(), []byte("\uFFFD")))
+		line := strings.TrimSpace(raw)
 		switch {
 		case n == 0 && line == "---":
 			front = true
 		case front && line == "---":
 			front = false
+		case front && inTools && strings.HasPrefix(line, "- "):
+			tools = append(tools, unquote(strings.TrimPrefix(line, "- ")))
 		case front:
-			if v, ok := strings.CutPrefix(line, "description:"); ok {
-				return strings.Trim(strings.TrimSpace(v), `"'`), nil
+			inTools = false
+			key, v, _ := strings.Cut(line, ":")
+			v = strings.TrimSpace(v)
+			switch strings.TrimSpace(key) {
+			case "description":
+				desc = unquote(v)
+			case "tools":
+				if list, ok := strings.CutPrefix(v, "["); ok {
+					for _, t := range strings.Split(strings.TrimSuffix(list, "]"), ",") {
+						if t = unquote(t); t != "" {
+							tools = append(tools, t)
+						}
+					}
+				} else {
+					inTools = v == "" // a block list follows
+				}
 			}
+		case line != "" && desc == "":
+			return strings.TrimSpace(strings.TrimLeft(line, "#")), tools, nil
 		case line != "":
-			return strings.TrimSpace(strings.TrimLeft(line, "#")), nil
+			return desc, tools, nil
 		}
 	}
-	return "", nil
+	return desc, tools, nil
+}
+
+// unquote trims a YAML scalar's spaces and quotes.
+func unquote(s string) string {
+	return strings.Trim(strings.TrimSpace(s), `"'`)
 }

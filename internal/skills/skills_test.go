@@ -90,3 +90,24 @@ func TestInvalidUTF8(t *testing.T) {
 		t.Errorf("Read = %q", text)
 	}
 }
+
+// A skill's front matter names the tools of its domain, as a flow list or
+// a block list.
+func TestTools(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "db.md"), "---\ndescription: The database\ntools: [db_query, \"db_migrate\"]\n---\n# Database\n")
+	write(t, filepath.Join(dir, "deploy.md"), "---\ntools:\n  - deploy_start\n  - 'deploy_status'\nname: deploy\n---\nDeploying\n")
+	write(t, filepath.Join(dir, "plain.md"), "---\ndescription: none\n---\ntools: [not, front, matter]\n")
+	var got [][]string
+	for _, s := range List(Dirs{User: dir}) {
+		got = append(got, append([]string{s.Name, s.Description}, s.Tools...))
+	}
+	want := [][]string{
+		{"db", "The database", "db_query", "db_migrate"},
+		{"deploy", "Deploying", "deploy_start", "deploy_status"},
+		{"plain", "none"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("skills (-want +got):\n%s", diff)
+	}
+}

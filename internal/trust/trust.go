@@ -24,6 +24,8 @@ func At(path string) *Store { return &Store{path: path} }
 
 type document struct {
 	Directories []string `json:"trusted_directories"`
+	// Pins are what was trusted of each directory.
+	Pins map[string]pinned `json:"pins,omitempty"`
 	// Declined are the directories the user was asked about and chose not
 	// to trust, so that they are not asked again.
 	Declined []string `json:"declined_directories,omitempty"`
@@ -50,6 +52,13 @@ func (s *Store) List() ([]string, error) {
 	return doc.Directories, err
 }
 
+// Lists returns the trusted directories and those the user declined to
+// trust when asked, each sorted.
+func (s *Store) Lists() (trusted, declined []string, err error) {
+	doc, err := s.read()
+	return doc.Directories, doc.Declined, err
+}
+
 // Declined reports whether the user chose not to trust dir, as Canonical
 // returns it, when asked.
 func (s *Store) Declined(dir string) (bool, error) {
@@ -68,14 +77,69 @@ func (s *Store) Decline(dir string) error {
 	return s.write(doc)
 }
 
-// Contains reports whether dir, as Canonical returns it, is trusted.
+// pinned is what was trusted of a directory.
+type pinned struct {
+	Files Pins `json:"files"`
+	// AnyOwner says the user trusted it although some of it was another
+	// user's (ikigai trust --force).
+	AnyOwner bool `json:"any_owner,omitempty"`
+}
+
+// Contains reports whether dir, as Canonical returns it, is in the list of
+// trusted directories, whatever has changed in it since.
 func (s *Store) Contains(dir string) (bool, error) {
 	dirs, err := s.List()
 	return slices.Contains(dirs, dir), err
 }
 
-// Add trusts dir, as Canonical returns it, declined before or not.
-func (s *Store) Add(dir string) error {
+// Verify reports whether dir, as Canonical returns it, is trusted as it is
+// now: in the list, with nothing of what was trusted (its .ikigai and the
+// ProjectFiles) added, removed or changed since, and nothing of it owned by
+// another user unless that was accepted. A trusted directory that changed
+// is not trusted until the user trusts it again; the changes say why.
+func (s *Store) Verify(dir string) (trusted bool, changes []Change, err error) {
+	doc, err := s.read()
+	if err != nil || !slices.Contains(doc.Directories, dir) {
+		return false, nil, err
+	}
+	p, ok := doc.Pins[dir]
+	now, problems, err := Scan(dir, p.Files, p.AnyOwner)
+	if err != nil {
+		return false, nil, err
+	}
+	changes = problems
+	if !ok {
+		changes = append(changes, Change{Kind: Unpinned})
+	} else {
+		changes = append(changes, Diff(p.Files, now)...)
+	}
+	if len(changes) > 0 {
+		return false, changes, nil
+	}
+	// Same content: remember how the files look now (a checkout touched
+	// them), so that they are not read again next time.
+	if !samePins(p.Files, now) {
+		doc.Pins[dir] = pinned{Files: now, AnyOwner: p.AnyOwner}
+		s.write(doc) // only costs time next run if it fails
+	}
+	return true, nil, nil
+}
+
+func samePins(a, b Pins) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Add trusts dir, as Canonical returns it, as it is now (pins, from Scan),
+// declined before or not; anyOwner accepts what other users own in it.
+func (s *Store) Add(dir string, pins Pins, anyOwner bool) error {
 	doc, err := s.read()
 	if err != nil {
 		return err
@@ -84,6 +148,10 @@ func (s *Store) Add(dir string) error {
 		doc.Directories = append(doc.Directories, dir)
 		slices.Sort(doc.Directories)
 	}
+	if doc.Pins == nil {
+		doc.Pins = map[string]pinned{}
+	}
+	doc.Pins[dir] = pinned{Files: pins, AnyOwner: anyOwner}
 	doc.Declined = slices.DeleteFunc(doc.Declined, func(d string) bool { return d == dir })
 	return s.write(doc)
 }
@@ -97,6 +165,7 @@ func (s *Store) Remove(dir string) (bool, error) {
 		return false, err
 	}
 	doc.Directories = slices.Delete(doc.Directories, i, i+1)
+	delete(doc.Pins, dir)
 	return true, s.write(doc)
 }
 

@@ -14,7 +14,7 @@ func TestStore(t *testing.T) {
 		t.Fatalf("a missing store lists %v, %v", dirs, err)
 	}
 	for _, d := range []string{"/b", "/a", "/b"} {
-		if err := s.Add(d); err != nil {
+		if err := s.Add(d, nil, false); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -47,7 +47,7 @@ func TestStoreCorrupt(t *testing.T) {
 	if _, err := At(path).Contains("/a"); err == nil {
 		t.Error("a corrupt store gave no error")
 	}
-	if err := At(path).Add("/a"); err == nil {
+	if err := At(path).Add("/a", nil, false); err == nil {
 		t.Error("Add overwrote a corrupt store")
 	}
 }
@@ -96,7 +96,7 @@ func TestDecline(t *testing.T) {
 	if dirs, _ := s.List(); len(dirs) != 0 {
 		t.Errorf("List = %v", dirs)
 	}
-	if err := s.Add("/p"); err != nil {
+	if err := s.Add("/p", nil, false); err != nil {
 		t.Fatal(err)
 	}
 	if no, _ := s.Declined("/p"); no {

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +21,9 @@ import (
 // maxInputRows bounds what the prompt accepts, as the screen shows it:
 // far more than a pasted file, short of what would make editing crawl.
 const maxInputRows = 5000
+
+// maxPromptRows is as high as the prompt grows; a longer input scrolls.
+const maxPromptRows = 12
 
 // Keys is what /help says about the keys.
 const Keys = "Keys: Enter sends; Alt-Enter, Ctrl-J or a trailing \\ starts a new line; Up and Down recall what you sent; " +
@@ -61,13 +65,16 @@ type answer struct {
 // shell reports, and draws the prompt; the conversation itself goes into
 // the terminal's scrollback, printed above the prompt, never redrawn.
 type Model struct {
-	ctx   context.Context
-	shell *repl.Shell
-	hist  *history
+	ctx     context.Context
+	shell   *repl.Shell
+	hist    *history
+	session *approval.Session // what "always" answers allow
 
 	input   textarea.Model
 	spin    spinner.Model
-	width   int
+	width   int    // the terminal's width
+	height  int    // and height
+	sized   bool   // the size is known: nothing is printed before
 	model   string // the model prompts go to, once known
 	ready   bool   // discovery and the choice of provider are done
 	hint    string // a line under the prompt, until the next key
@@ -82,9 +89,11 @@ type Model struct {
 	activity string
 	stream   string // the model's text since its last full line
 
-	ask *askMsg
+	ask     *askMsg
+	askRows int // the rows the call asked about takes in the scrollback
 
 	out      []string // lines waiting to be printed above the prompt
+	rows     []string // the rows of out's first lines, wrapped, not printed yet
 	printing bool
 	println  func(text string) tea.Cmd // tea.Println, unless a test watches
 }
@@ -97,7 +106,7 @@ func newModel(ctx context.Context, shell *repl.Shell, hist *history, intro []str
 	in.Placeholder = "Ask anything, or /help"
 	in.DynamicHeight = true
 	in.MinHeight = 1
-	in.MaxHeight = 12                  // rows shown; a longer input scrolls
+	in.MaxHeight = maxPromptRows       // rows shown; a longer input scrolls
 	in.MaxContentHeight = maxInputRows // rows accepted
 	in.CharLimit = 0
 	in.SetHeight(1)
@@ -110,10 +119,12 @@ func newModel(ctx context.Context, shell *repl.Shell, hist *history, intro []str
 	return &Model{
 		ctx:     ctx,
 		shell:   shell,
+		session: &approval.Session{Dir: shell.Dir},
 		hist:    hist,
 		input:   in,
 		spin:    spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 		width:   80,
+		height:  24,
 		out:     intro,
 		println: func(text string) tea.Cmd { return tea.Println(text) },
 	}
@@ -141,11 +152,9 @@ func (m *Model) Init() tea.Cmd {
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width = max(msg.Width, 20)
-		m.input.SetWidth(m.width)
-		return m, nil
+		m.resize(msg.Width, msg.Height)
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		return m, tea.Batch(m.key(msg), m.flush())
 	case tea.PasteMsg:
 		if m.ask == nil {
 			var cmd tea.Cmd
@@ -156,16 +165,24 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case readyMsg:
 		m.ready, m.model = true, msg.model
 		for _, n := range msg.notes {
-			m.print(styled(toolStyle, clean(n)))
+			m.print(styled(toolStyle, display.Clean(n)))
 		}
 		if msg.err != nil && !agent.IsCancel(msg.err) {
-			m.print(styled(errorStyle, "Error: "+clean(msg.err.Error())))
+			m.print(styled(errorStyle, "Error: "+display.Clean(msg.err.Error())))
 		}
 	case eventMsg:
 		m.event(agent.Event(msg))
 	case askMsg:
+		// The call is printed whole above the question, and the question
+		// waits for it: the answer is given knowing all of what would run.
 		m.ask = &msg
 		m.activity = "Waiting for your answer"
+		text := approvalText(msg.req.Tool, msg.req.Args)
+		m.askRows = 0
+		for _, l := range strings.Split(text, "\n") {
+			m.askRows += len(wrap(l, m.textWidth()))
+		}
+		m.print(text)
 	case doneMsg:
 		m.finish(msg.res, msg.err)
 		if m.leaving || msg.res.Quit {
@@ -221,10 +238,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "enter":
 		return m.submit()
 	case "up":
+		// A recalled entry has the cursor at its end, for typing on; Up
+		// walks back through its lines before it goes further back.
 		if m.input.Line() == 0 {
 			if entry, ok := m.hist.prev(m.input.Value()); ok {
 				m.input.SetValue(entry)
-				m.input.MoveToBegin()
 			}
 			return nil
 		}
@@ -241,27 +259,58 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-// answer handles a key while an approval question is up.
+// answer handles a key while an approval question is up. Ctrl-C cancels
+// the run, as it does while a tool runs: the call is not answered but
+// cancelled (TOOL_CANCELLED), and the run stops. Until the whole call is
+// printed, no other key answers.
 func (m *Model) answer(k tea.KeyPressMsg) tea.Cmd {
 	var a answer
-	switch strings.ToLower(k.String()) {
-	case "y":
-		a.yes = true
-	case "a":
-		a.yes, a.always = true, true
-	case "n", "esc":
-	case "ctrl+c":
+	switch key := strings.ToLower(k.String()); {
+	case key == "ctrl+c":
 		m.cancel()
-		m.activity = "Cancelling"
+		m.activity, m.ask = "Cancelling", nil
+		return nil
+	case !m.asking():
+		return nil
+	case key == "y":
+		a.yes = true
+	case key == "a":
+		a.yes, a.always = true, true
+		m.print(styled(toolStyle, m.always(m.ask.req)))
+	case key == "n" || key == "esc":
 	default:
 		return nil
 	}
 	m.ask.reply <- a // buffered: the asker may have given up already
-	if m.activity != "Cancelling" {
-		m.activity = "Running " + m.ask.req.Tool
-	}
+	m.activity = "Running " + m.ask.req.Tool
 	m.ask = nil
 	return nil
+}
+
+// always remembers that the user allowed req for the rest of the session,
+// as the narrowest rules that cover it, and says what was kept.
+func (m *Model) always(req approval.Request) string {
+	if req.Rule != "" {
+		return fmt.Sprintf("Allowed this call only: the rule %s asks every time.", req.Rule)
+	}
+	if m.session == nil {
+		return "Allowed this call only."
+	}
+	kept := m.session.Always(req)
+	if len(kept) == 0 {
+		return "Allowed this call only: no rule narrow enough covers it."
+	}
+	names := make([]string, len(kept))
+	for i, r := range kept {
+		names[i] = r.String()
+	}
+	return "Allowed for the rest of this session: " + strings.Join(names, ", ")
+}
+
+// asking reports whether the approval question is up: asked, and the call
+// it is about printed.
+func (m *Model) asking() bool {
+	return m.ask != nil && !m.printing && len(m.out) == 0 && len(m.rows) == 0
 }
 
 // submit sends what was typed to the shell, unless a line is running.
@@ -299,10 +348,17 @@ func (m *Model) event(e agent.Event) {
 	case agent.RequestSent:
 		m.activity = "Thinking"
 	case agent.TextDelta:
-		m.stream += clean(e.Text)
+		m.stream += display.Clean(e.Text)
 		if i := strings.LastIndexByte(m.stream, '\n'); i >= 0 {
 			m.print(m.stream[:i])
 			m.stream = m.stream[i+1:]
+		}
+		// The unfinished line shows below the scrollback as its last row;
+		// the rows before it are printed as soon as they are full, so that
+		// a line longer than the window is neither hidden nor drawn twice.
+		if rows := wrap(m.stream, m.textWidth()); len(rows) > 1 {
+			m.print(rows[:len(rows)-1]...)
+			m.stream = rows[len(rows)-1]
 		}
 	case agent.ResponseDone:
 		m.endStream()
@@ -310,15 +366,23 @@ func (m *Model) event(e agent.Event) {
 		m.print(styled(toolStyle, fmt.Sprintf("%v; trying again in %v", e.Err, e.Wait.Round(100*time.Millisecond))))
 	case agent.ToolCall:
 		m.endStream()
-		m.print(styled(toolStyle, clean(display.Call(e.Call.Name, e.Call.Arguments))))
+		m.print(styled(toolStyle, display.Clean(strings.Repeat(display.Nested, e.Depth)+display.Call(e.Call.Name, e.Call.Arguments))))
 		m.activity = "Running " + e.Call.Name
 	case agent.ToolResult:
 		st := toolStyle
 		if !e.Envelope.Success {
 			st = errorStyle
 		}
-		m.print(styled(st, clean(display.Result(e.Call.Name, e.Envelope))))
+		m.print(styled(st, display.Clean(strings.Repeat(display.Nested, e.Depth)+display.Result(e.Call.Name, e.Envelope))))
 		m.activity = "Thinking"
+	case agent.HookRan:
+		if e.Hook.Noteworthy() {
+			st := toolStyle
+			if e.Hook.Failure != "" {
+				st = errorStyle
+			}
+			m.print(styled(st, display.Clean(display.Hook(e.Hook))))
+		}
 	}
 }
 
@@ -334,8 +398,11 @@ func (m *Model) endStream() {
 func (m *Model) finish(res repl.Result, err error) {
 	m.endStream()
 	m.busy, m.cancel, m.ask = false, nil, nil
+	if res.Model != "" {
+		m.model = res.Model
+	}
 	if res.Output != "" {
-		m.print(clean(res.Output))
+		m.print(display.Clean(res.Output))
 	}
 	if res.Outcome != nil && res.Outcome.LimitReached {
 		m.print(styled(errorStyle, agent.LimitMessage(res.Outcome.ToolTurns)))
@@ -348,7 +415,7 @@ func (m *Model) finish(res repl.Result, err error) {
 	case agent.IsCancel(err):
 		m.print(styled(toolStyle, "Cancelled."))
 	default:
-		m.print(styled(errorStyle, "Error: "+clean(err.Error())))
+		m.print(styled(errorStyle, "Error: "+display.Clean(err.Error())))
 	}
 }
 
@@ -379,47 +446,101 @@ func (m *Model) print(lines ...string) {
 // is left when quitting. One print is under way at a time, and the next
 // starts when it is done, so that lines keep their order: commands returned
 // by Update otherwise run concurrently.
+//
+// Lines are wrapped to the window, and printed a few rows at a time: Bubble
+// Tea inserts what it prints by scrolling the screen above the prompt, which
+// goes wrong when the rows printed and the rows drawn below them do not fit
+// on the screen together (the frame lands in the scrollback, rows are lost).
+// View keeps to frameRows, and a print to the rows left.
 func (m *Model) flush() tea.Cmd {
-	switch {
-	case m.printing:
-		return nil
-	case len(m.out) == 0 && m.done:
-		return tea.Quit
-	case len(m.out) == 0:
+	if m.printing || !m.sized {
 		return nil
 	}
-	text := strings.Join(m.out, "\n")
-	m.out, m.printing = nil, true
+	width, room := m.textWidth(), m.height-m.frameRows()
+	for len(m.rows) < room && len(m.out) > 0 {
+		m.rows = append(m.rows, wrap(m.out[0], width)...)
+		m.out = m.out[1:]
+	}
+	switch {
+	case len(m.rows) == 0 && m.done:
+		return tea.Quit
+	case len(m.rows) == 0:
+		return nil
+	}
+	n := min(len(m.rows), room)
+	text := strings.Join(m.rows[:n], "\n")
+	m.rows, m.printing = m.rows[n:], true
 	return tea.Sequence(m.println(text), func() tea.Msg { return printedMsg{} })
 }
 
+// textWidth is how wide a row of the scrollback may be: one column short of
+// the window, since some terminals erase a character written in the last
+// column when the line is then cleared.
+func (m *Model) textWidth() int {
+	return m.width - 1
+}
+
+// frameRows bounds the rows View draws: two thirds of the window, so that a
+// third is left to print into.
+func (m *Model) frameRows() int {
+	return m.height - max(1, m.height/3)
+}
+
+// resize takes the terminal's new size.
+func (m *Model) resize(width, height int) {
+	m.width, m.height, m.sized = max(width, 20), max(height, 2), true
+	m.input.SetWidth(m.width)
+	// The prompt, the status line and the activity above it fit in the
+	// frame; a longer input scrolls.
+	m.input.MaxHeight = max(1, min(maxPromptRows, m.frameRows()-2))
+	m.input.SetHeight(m.input.Height())
+}
+
 // View draws what is below the scrollback: the model's unfinished line,
-// what is running, a question or the prompt, and a status line.
+// what is running, and the prompt and a status line, or a question. It
+// never takes more than frameRows: what is above the prompt goes first,
+// then the status line.
 func (m *Model) View() tea.View {
 	if m.done {
 		return tea.NewView("")
 	}
-	var b strings.Builder
+	var head, body, foot []string
 	if m.stream != "" {
-		b.WriteString(ansi.Wrap(m.stream, m.width, "") + "\n")
+		head = wrap(m.stream, m.textWidth())
 	}
-	if m.busy {
-		fmt.Fprintf(&b, "%s %s… %ds · Ctrl-C to cancel\n", m.spin.View(), m.activity, int(time.Since(m.since).Seconds()))
+	switch {
+	case m.ask != nil && m.asking():
+		body = wrap(styled(promptStyle, "Allow this call? y yes · n no · a always, for this session"), m.textWidth())
+		if m.ask.req.Ask {
+			body = append(wrap(display.Clean("A hook asks you to approve this call: "+m.ask.req.Reason), m.textWidth()), body...)
+		}
+		if m.askRows > m.height-len(body) {
+			note := fmt.Sprintf("The call above is %d lines long: scroll back to see all of it.", m.askRows)
+			body = append(wrap(note, m.textWidth()), body...)
+		}
+	case m.busy:
+		head = append(head, ansi.Truncate(fmt.Sprintf("%s %s… %ds · Ctrl-C to cancel",
+			m.spin.View(), m.activity, int(time.Since(m.since).Seconds())), m.textWidth(), "…"))
 	}
-	if m.ask != nil {
-		question := approvalText(m.ask.req.Tool, m.ask.req.Args) + "\n" +
-			styled(promptStyle, "Allow this call? y yes · n no · a always, for this session")
-		b.WriteString(ansi.Wrap(question, m.width, "") + "\n")
-		return tea.NewView(b.String())
+	if m.ask == nil {
+		body = strings.Split(m.input.View(), "\n")
+		status := m.hint
+		if status == "" {
+			status = m.status()
+		}
+		foot = []string{styled(toolStyle, ansi.Truncate(status, m.textWidth(), "…"))}
 	}
-	b.WriteString(m.input.View() + "\n")
-	status := m.hint
-	if status == "" {
-		status = m.status()
+	n := m.frameRows()
+	if len(body)+len(foot) > n {
+		foot = nil
 	}
-	b.WriteString(styled(toolStyle, ansi.Truncate(status, m.width, "…")))
-	v := tea.NewView(b.String())
-	return v
+	if len(body) > n {
+		body = body[len(body)-n:]
+	}
+	if len(head) > n-len(body)-len(foot) {
+		head = head[len(head)-(n-len(body)-len(foot)):]
+	}
+	return tea.NewView(strings.Join(slices.Concat(head, body, foot), "\n"))
 }
 
 // status is the line under the prompt when there is nothing more pressing.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/ikigai-tools/ikigai/internal/display"
 	"github.com/ikigai-tools/ikigai/internal/execute"
 	"github.com/ikigai-tools/ikigai/internal/provider"
@@ -37,37 +38,23 @@ func styled(st lipgloss.Style, s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// clean makes text from a model or a tool safe to show: control characters
-// other than newlines, escape sequences among them, are dropped, so nothing
-// but ikigai moves the cursor or changes the terminal; a tab becomes spaces.
-func clean(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
-		return s
+// wrap breaks a line of the scrollback into rows of at most width columns,
+// at spaces where it can, keeping its styles on every row.
+func wrap(line string, width int) []string {
+	if ansi.StringWidth(line) <= width {
+		return []string{line}
 	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\t':
-			b.WriteString("    ")
-		case r == '\n' || !isControl(r):
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func isControl(r rune) bool {
-	return r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0
+	return strings.Split(lipgloss.Wrap(line, width, ""), "\n")
 }
 
 // echo is how a line the user sent stands in the scrollback.
 func echo(line string) string {
-	return styled(promptStyle, "> "+strings.ReplaceAll(clean(line), "\n", "\n  "))
+	return styled(promptStyle, "> "+strings.ReplaceAll(display.Clean(line), "\n", "\n  "))
 }
 
 // approvalText renders a question about a call, its diff coloured.
 func approvalText(tool string, args json.RawMessage) string {
-	lines := strings.Split(clean(display.Approval(tool, args)), "\n")
+	lines := strings.Split(display.Clean(display.Approval(tool, args)), "\n")
 	for i, l := range lines {
 		switch {
 		case i == 0:
@@ -96,17 +83,17 @@ func replay(msgs []provider.Message) []string {
 				case m.Role == provider.User:
 					out = append(out, "", echo(display.Lines(text, display.MaxResultLines, display.MaxLineWidth)))
 				default:
-					out = append(out, clean(text))
+					out = append(out, display.Clean(text))
 				}
 			case provider.ToolCall:
 				names[p.ID] = p.Name
-				out = append(out, styled(toolStyle, clean(display.Call(p.Name, p.Arguments))))
+				out = append(out, styled(toolStyle, display.Clean(display.Call(p.Name, p.Arguments))))
 			case provider.ToolResult:
 				var env execute.Envelope
 				if json.Unmarshal([]byte(p.Content), &env) != nil {
 					env = execute.Succeeded(json.RawMessage(p.Content))
 				}
-				out = append(out, styled(toolStyle, clean(display.Result(names[p.CallID], env))))
+				out = append(out, styled(toolStyle, display.Clean(display.Result(names[p.CallID], env))))
 			}
 		}
 	}

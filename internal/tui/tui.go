@@ -11,7 +11,6 @@ import (
 	"errors"
 	"os"
 	"os/signal"
-	"sync"
 	"syscall"
 
 	tea "charm.land/bubbletea/v2"
@@ -27,6 +26,9 @@ type Options struct {
 	History string
 	// Prompt, if set, is sent as soon as the UI is up.
 	Prompt string
+	// Home is the user's home directory, which approval rules may name
+	// as ~.
+	Home string
 }
 
 // Run runs the terminal UI on shell until the user quits. It sets the
@@ -43,24 +45,17 @@ func Run(ctx context.Context, shell *repl.Shell, opts Options) error {
 
 	shell.Keys = Keys
 	shell.Observe = func(e agent.Event) { p.Send(eventMsg(e)) }
-	var mu sync.Mutex
-	always := map[string]bool{}
+	// What the user answered "always" to, as the narrowest rules that
+	// cover it; the model stores them when the answer comes.
+	m.session = &approval.Session{Dir: shell.Dir, Home: opts.Home}
 	shell.Asker = approval.AskerFunc(func(ctx context.Context, req approval.Request) (bool, error) {
-		mu.Lock()
-		yes := always[req.Tool]
-		mu.Unlock()
-		if yes {
+		if m.session.Allows(req) {
 			return true, nil
 		}
 		reply := make(chan answer, 1)
 		p.Send(askMsg{req, reply})
 		select {
 		case a := <-reply:
-			if a.always {
-				mu.Lock()
-				always[req.Tool] = true
-				mu.Unlock()
-			}
 			return a.yes, nil
 		case <-ctx.Done():
 			return false, ctx.Err()

@@ -5,19 +5,15 @@
 package anthropic
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/ikigai-tools/ikigai/internal/provider"
-	"github.com/ikigai-tools/ikigai/internal/provider/sse"
 )
 
 const (
@@ -34,50 +30,40 @@ const (
 	version = "2023-06-01"
 )
 
-// Config is what a Provider needs to reach the API.
-type Config struct {
-	APIKey     string
-	BaseURL    string       // DefaultBaseURL when empty
-	HTTPClient *http.Client // http.DefaultClient when nil
-	Retry      provider.Retry
-}
+// Config is what a Provider needs to reach the API; BaseURL is
+// DefaultBaseURL when empty.
+type Config = provider.Config
 
 // A Provider streams from the Messages API. It is safe for concurrent use.
 type Provider struct {
-	client *http.Client
-	url    string // where messages are posted
-	header http.Header
-	api    provider.API
-	retry  provider.Retry
+	client *provider.Client
 }
 
 // New returns a Provider for c. Anthropic's own API needs a key; a key is
 // optional for any other base URL (a proxy, a test server).
 func New(c Config) (*Provider, error) {
-	base := strings.TrimSuffix(cmp.Or(c.BaseURL, DefaultBaseURL), "/")
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("anthropic: base URL %q is not an http or https URL", base)
+	api := provider.API{Name: "anthropic", KeyEnv: KeyEnv, KeyURL: "https://console.anthropic.com/settings/keys"}
+	client, err := provider.NewClient(api, DefaultBaseURL, c)
+	if err != nil {
+		return nil, err
 	}
-	api := provider.API{Name: "anthropic", BaseURL: base, KeyEnv: KeyEnv, KeyURL: "https://console.anthropic.com/settings/keys"}
-	if c.APIKey == "" && base == DefaultBaseURL {
-		return nil, api.MissingKey()
+	if base := client.API.BaseURL; base != DefaultBaseURL {
+		client.API.NotFound = notFound(base)
 	}
-	header := http.Header{
-		"Anthropic-Version": {version},
-		"Content-Type":      {"application/json"},
-		"User-Agent":        {provider.UserAgent},
-	}
+	client.Header.Set("Anthropic-Version", version)
 	if c.APIKey != "" {
-		header.Set("X-Api-Key", c.APIKey)
+		client.Header.Set("X-Api-Key", c.APIKey)
 	}
-	return &Provider{
-		client: cmp.Or(c.HTTPClient, http.DefaultClient),
-		url:    base + "/v1/messages",
-		header: header,
-		api:    api,
-		retry:  c.Retry,
-	}, nil
+	return &Provider{client}, nil
+}
+
+// notFound is what to suggest when a server at base answers 404.
+func notFound(base string) []string {
+	var steps []string
+	if root, ok := strings.CutSuffix(base, "/v1"); ok {
+		steps = append(steps, "Leave /v1 out of the base URL, which ikigai adds: --base-url "+root)
+	}
+	return append(steps, "If the server speaks OpenAI's API: --provider openai-compatible")
 }
 
 // Stream implements provider.Provider.
@@ -85,22 +71,10 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, on func(pro
 	body, err := json.Marshal(newBody(req))
 	if err != nil {
 		// Only a tool's schema that is not JSON can get here.
-		return nil, &provider.Error{Provider: p.api.Name, Kind: provider.BadRequest, URL: p.url, Err: err,
+		return nil, &provider.Error{Provider: p.client.API.Name, Kind: provider.BadRequest, URL: p.client.API.BaseURL, Err: err,
 			Message: "the request cannot be encoded: " + err.Error()}
 	}
-	return p.retry.Do(ctx, on, func(on func(provider.Event)) (*provider.Response, error) {
-		hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
-		if err != nil {
-			return nil, err
-		}
-		hreq.Header = p.header.Clone()
-		stream, err := p.api.Events(hreq, p.client.Do)
-		if err != nil {
-			return nil, err
-		}
-		defer stream.Close()
-		return read(ctx, p.api, stream, on)
-	})
+	return p.client.Stream(ctx, "/v1/messages", body, on, read)
 }
 
 // request is the body of a Messages request. Its fields, and those of the
@@ -248,19 +222,19 @@ type usage struct {
 	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
 }
 
-// read turns the event stream body into provider events and the response.
+// read turns the event stream into provider events and the response.
 // Pings and events without data are skipped; an error event (by its name
 // or its type) ends the stream with the error it carries.
-func read(ctx context.Context, api provider.API, body io.Reader, on func(provider.Event)) (*provider.Response, error) {
-	stream := sse.NewReader(body)
-	a := assembler{api: api, on: on, open: map[int64]*block{}}
+func read(stream *provider.Reader) (*provider.Response, error) {
+	api := stream.API()
+	a := assembler{api: api, out: stream, open: map[int64]*block{}}
 	for !a.stopped {
 		msg, err := stream.Next()
 		if errors.Is(err, io.EOF) {
 			return nil, api.Malformed("it ended before message_stop")
 		}
 		if err != nil {
-			return nil, api.Failure(ctx, err)
+			return nil, err
 		}
 		if msg.Type == "ping" || len(msg.Data) == 0 {
 			continue
@@ -282,7 +256,7 @@ func read(ctx context.Context, api provider.API, body io.Reader, on func(provide
 // An assembler builds a response from stream events.
 type assembler struct {
 	api     provider.API
-	on      func(provider.Event)
+	out     *provider.Reader // where text and calls are reported, and counted
 	res     provider.Response
 	open    map[int64]*block // content blocks started and not yet stopped
 	started bool
@@ -293,12 +267,6 @@ type block struct {
 	kind string // "text", "tool_use", or another type, which is skipped
 	text strings.Builder
 	call provider.ToolCall
-}
-
-func (a *assembler) emit(ev provider.Event) {
-	if a.on != nil {
-		a.on(ev)
-	}
 }
 
 func (a *assembler) add(ev event) error {
@@ -314,6 +282,7 @@ func (a *assembler) add(ev event) error {
 		a.res.Message.Role = provider.Assistant
 		u := ev.Message.Usage
 		a.res.Usage.InputTokens = int(u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens)
+		a.res.Usage.CacheReadTokens, a.res.Usage.CacheWriteTokens = int(u.CacheReadInputTokens), int(u.CacheCreationInputTokens)
 		a.res.Usage.OutputTokens = int(u.OutputTokens)
 	case "content_block_start":
 		if a.open[ev.Index] != nil {
@@ -323,9 +292,10 @@ func (a *assembler) add(ev event) error {
 		a.open[ev.Index] = b
 		switch b.kind {
 		case "text":
-			a.text(b, ev.ContentBlock.Text)
+			return a.text(b, ev.ContentBlock.Text)
 		case "tool_use":
 			b.call = provider.ToolCall{ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name}
+			return a.out.Keep(len(b.call.ID) + len(b.call.Name))
 		}
 	case "content_block_delta":
 		b := a.open[ev.Index]
@@ -334,8 +304,11 @@ func (a *assembler) add(ev event) error {
 		}
 		switch {
 		case b.kind == "text" && ev.Delta.Type == "text_delta":
-			a.text(b, ev.Delta.Text)
+			return a.text(b, ev.Delta.Text)
 		case b.kind == "tool_use" && ev.Delta.Type == "input_json_delta":
+			if err := a.out.Keep(len(ev.Delta.PartialJSON)); err != nil {
+				return err
+			}
 			b.text.WriteString(ev.Delta.PartialJSON)
 		}
 	case "content_block_stop":
@@ -352,7 +325,7 @@ func (a *assembler) add(ev event) error {
 		case "tool_use":
 			b.call.Arguments = json.RawMessage(cmp.Or(b.text.String(), "{}"))
 			a.res.Message.Parts = append(a.res.Message.Parts, b.call)
-			a.emit(provider.Event{Kind: provider.ToolCallReady, ToolCall: b.call})
+			a.out.Emit(provider.Event{Kind: provider.ToolCallReady, ToolCall: b.call})
 		}
 	case "message_delta":
 		a.res.StopReason = stopReason(ev.Delta.StopReason)
@@ -366,11 +339,15 @@ func (a *assembler) add(ev event) error {
 	return nil
 }
 
-func (a *assembler) text(b *block, s string) {
-	if s != "" {
-		b.text.WriteString(s)
-		a.emit(provider.Event{Kind: provider.TextDelta, Text: s})
+func (a *assembler) text(b *block, s string) error {
+	if s == "" {
+		return nil
 	}
+	if err := a.out.Text(s); err != nil {
+		return err
+	}
+	b.text.WriteString(s)
+	return nil
 }
 
 func stopReason(r string) provider.StopReason {

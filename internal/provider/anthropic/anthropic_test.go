@@ -1,10 +1,8 @@
 package anthropic_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -15,8 +13,9 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/provider/providertest"
 )
 
-func connect(t *testing.T, rootURL string, retry provider.Retry) provider.Provider {
-	p, err := anthropic.New(anthropic.Config{APIKey: "test-key", BaseURL: rootURL, Retry: retry})
+func connect(t *testing.T, rootURL string, c provider.Config) provider.Provider {
+	c.APIKey, c.BaseURL = "test-key", rootURL
+	p, err := anthropic.New(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,13 +58,14 @@ var conversation = provider.Request{
 	},
 }
 
+var hello = provider.Request{Model: "m", Messages: []provider.Message{provider.UserText("hi")}}
+
 func TestRequestBody(t *testing.T) {
-	srv := providertest.NewServer(providertest.Transcript{Replies: []providertest.Reply{{Text: "ok"}}})
-	defer srv.Close()
-	if _, err := connect(t, srv.URL, provider.Retry{}).Stream(context.Background(), conversation, nil); err != nil {
-		t.Fatal(err)
+	p := providertest.Play(t, connect, provider.Config{}, conversation, providertest.Reply{Text: "ok"})
+	if p.Err != nil {
+		t.Fatal(p.Err)
 	}
-	got := srv.Requests()[0]
+	got := p.Requests[0]
 	if got.Path != "/v1/messages" || got.Header.Get("X-Api-Key") != "test-key" || got.Header.Get("Anthropic-Version") == "" {
 		t.Errorf("%s with headers %v, want /v1/messages with the key and a version", got.Path, got.Header)
 	}
@@ -115,16 +115,14 @@ func TestRequestBody(t *testing.T) {
 }
 
 func TestDefaultMaxTokens(t *testing.T) {
-	srv := providertest.NewServer(providertest.Transcript{Replies: []providertest.Reply{{Text: "ok"}}})
-	defer srv.Close()
-	req := provider.Request{Model: "m", Messages: []provider.Message{provider.UserText("hi")}}
-	if _, err := connect(t, srv.URL, provider.Retry{}).Stream(context.Background(), req, nil); err != nil {
-		t.Fatal(err)
+	p := providertest.Play(t, connect, provider.Config{}, hello, providertest.Reply{Text: "ok"})
+	if p.Err != nil {
+		t.Fatal(p.Err)
 	}
 	var body struct {
 		MaxTokens int `json:"max_tokens"`
 	}
-	json.Unmarshal(srv.Requests()[0].Body, &body)
+	json.Unmarshal(p.Requests[0].Body, &body)
 	if body.MaxTokens != anthropic.DefaultMaxTokens {
 		t.Errorf("max_tokens %d, want %d", body.MaxTokens, anthropic.DefaultMaxTokens)
 	}
@@ -136,16 +134,19 @@ func TestIgnoresEnvironment(t *testing.T) {
 	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
 	t.Setenv("ANTHROPIC_API_KEY", "env-key")
 	t.Setenv("ANTHROPIC_AUTH_TOKEN", "env-token")
-	srv := providertest.NewServer(providertest.Transcript{Replies: []providertest.Reply{{Text: "ok"}}})
-	defer srv.Close()
-	p, err := anthropic.New(anthropic.Config{BaseURL: srv.URL})
-	if err != nil {
-		t.Fatal(err)
+	keyless := func(t *testing.T, root string, c provider.Config) provider.Provider {
+		c.BaseURL = root
+		p, err := anthropic.New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
-	if _, err := p.Stream(context.Background(), provider.Request{Model: "m", Messages: []provider.Message{provider.UserText("hi")}}, nil); err != nil {
-		t.Fatal(err)
+	p := providertest.Play(t, keyless, provider.Config{}, hello, providertest.Reply{Text: "ok"})
+	if p.Err != nil {
+		t.Fatal(p.Err)
 	}
-	h := srv.Requests()[0].Header
+	h := p.Requests[0].Header
 	if h.Get("X-Api-Key") != "" || h.Get("Authorization") != "" {
 		t.Errorf("credentials sent: x-api-key %q, authorization %q", h.Get("X-Api-Key"), h.Get("Authorization"))
 	}
@@ -164,11 +165,20 @@ func TestMissingKey(t *testing.T) {
 	}
 }
 
-func TestBadBaseURL(t *testing.T) {
-	for _, u := range []string{"localhost:8080", "ftp://example.com", "http://", "://"} {
-		if _, err := anthropic.New(anthropic.Config{APIKey: "k", BaseURL: u}); err == nil {
-			t.Errorf("base URL %q accepted", u)
-		}
+// A 404 at a base URL says where the request went and what to try.
+func TestNotFoundAtBaseURL(t *testing.T) {
+	var root string
+	withV1 := func(t *testing.T, r string, c provider.Config) provider.Provider {
+		root = r
+		return connect(t, r+"/v1", c)
+	}
+	err := providertest.Play(t, withV1, provider.Config{Retry: provider.Retry{Attempts: 1}}, hello, providertest.Reply{Text: "never"}).Err
+	want := "anthropic: not found (HTTP 404) at " + root + "/v1/v1/messages: the fake provider has no route POST /v1/v1/messages\n" +
+		"To fix it:\n" +
+		"  1. Leave /v1 out of the base URL, which ikigai adds: --base-url " + root + "\n" +
+		"  2. If the server speaks OpenAI's API: --provider openai-compatible"
+	if err == nil || err.Error() != want {
+		t.Errorf("got\n%v\nwant\n%s", err, want)
 	}
 }
 
@@ -185,10 +195,7 @@ func TestMalformedStream(t *testing.T) {
 		"two message_start": start + start,
 	} {
 		t.Run(name, func(t *testing.T) {
-			srv := providertest.NewServer(providertest.Transcript{Replies: []providertest.Reply{{Raw: raw}}})
-			defer srv.Close()
-			_, err := connect(t, srv.URL, provider.Retry{}).Stream(context.Background(),
-				provider.Request{Model: "m", Messages: []provider.Message{provider.UserText("hi")}}, nil)
+			err := providertest.Play(t, connect, provider.Config{}, hello, providertest.Reply{Raw: raw}).Err
 			var e *provider.Error
 			if !errors.As(err, &e) || e.Kind != provider.BadResponse {
 				t.Errorf("got %v, want a bad response", err)
@@ -214,12 +221,11 @@ func TestRequestBytes(t *testing.T) {
 		`{"content":[{"tool_use_id":"a","is_error":true,"content":[{"text":"{}","type":"text"}],"type":"tool_result"}],"role":"user"}],` +
 		`"model":"m","cache_control":{"type":"ephemeral"},"system":[{"text":"Be terse.","type":"text"}],` +
 		`"tools":[{"input_schema":{"type":"object","properties":{}},"name":"ls","description":"List"}],"stream":true}`
-	srv := providertest.NewServer(providertest.Transcript{Replies: []providertest.Reply{{Text: "ok"}}})
-	defer srv.Close()
-	if _, err := connect(t, srv.URL, provider.Retry{}).Stream(context.Background(), req, nil); err != nil {
-		t.Fatal(err)
+	p := providertest.Play(t, connect, provider.Config{}, req, providertest.Reply{Text: "ok"})
+	if p.Err != nil {
+		t.Fatal(p.Err)
 	}
-	got := srv.Requests()[0]
+	got := p.Requests[0]
 	if string(got.Body) != want {
 		t.Errorf("body\n%s\nwant\n%s", got.Body, want)
 	}
@@ -252,46 +258,28 @@ func TestStreamShapes(t *testing.T) {
 		{"message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9}}`},
 		{"message_stop", `{"type":"message_stop"}`},
 	}
-	render := func(format string, data func(string) string) string {
-		var b strings.Builder
-		for _, e := range events {
-			fmt.Fprintf(&b, format, e[0], data(e[1]))
-		}
-		return b.String()
-	}
-	same := func(s string) string { return s }
+	shapes := providertest.Spellings(events)
+	shapes["junk after message_stop"] = shapes["LF"] + "event: nonsense\ndata: {oops\n\n"
 	call := provider.ToolCall{ID: "toolu_1", Name: "bash", Arguments: json.RawMessage(`{"command": "ls"}`)}
-	for name, raw := range map[string]string{
-		"LF":                      render("event: %s\ndata: %s\n\n", same),
-		"CRLF":                    render("event: %s\r\ndata: %s\r\n\r\n", same),
-		"CR":                      render("event: %s\rdata: %s\r\r", same),
-		"no space after colons":   render("event:%s\ndata:%s\n\n", same),
-		"comments everywhere":     ": hello\n\n" + render(": keep-alive\nevent: %s\n: between\ndata: %s\n\n", same),
-		"data over several lines": render("event: %s\ndata: %s\n\n", func(s string) string { return strings.Replace(s, "{", "{\ndata: ", 1) }),
-		"junk after message_stop": render("event: %s\ndata: %s\n\n", same) + "event: nonsense\ndata: {oops\n\n",
-	} {
+	for name, raw := range shapes {
 		t.Run(name, func(t *testing.T) {
-			srv := providertest.NewServer(providertest.Transcript{Replies: []providertest.Reply{{Raw: raw}}})
-			defer srv.Close()
-			var got []provider.Event
-			res, err := connect(t, srv.URL, provider.Retry{}).Stream(context.Background(),
-				provider.Request{Model: "m", Messages: []provider.Message{provider.UserText("hi")}}, func(ev provider.Event) { got = append(got, ev) })
-			if err != nil {
-				t.Fatal(err)
+			p := providertest.Play(t, connect, provider.Config{}, hello, providertest.Reply{Raw: raw})
+			if p.Err != nil {
+				t.Fatal(p.Err)
 			}
 			want := []provider.Event{
 				{Kind: provider.TextDelta, Text: "Hi, "},
 				{Kind: provider.TextDelta, Text: "there."},
 				{Kind: provider.ToolCallReady, ToolCall: call},
 			}
-			if d := cmp.Diff(want, got); d != "" {
+			if d := cmp.Diff(want, p.Events); d != "" {
 				t.Errorf("events (-want +got):\n%s", d)
 			}
 			if d := cmp.Diff(&provider.Response{
 				Message:    provider.Message{Role: provider.Assistant, Parts: []provider.Part{provider.Text("Hi, there."), call}},
 				StopReason: provider.ToolUse,
-				Usage:      provider.Usage{InputTokens: 8, OutputTokens: 9},
-			}, res); d != "" {
+				Usage:      provider.Usage{InputTokens: 8, OutputTokens: 9, CacheReadTokens: 3},
+			}, p.Response); d != "" {
 				t.Errorf("response (-want +got):\n%s", d)
 			}
 		})
@@ -316,10 +304,7 @@ func TestErrorEvents(t *testing.T) {
 			provider.RateLimit, "the response stream failed: rate_limit_error: slow"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := providertest.NewServer(providertest.Transcript{Replies: []providertest.Reply{{Raw: tc.raw}}})
-			defer srv.Close()
-			_, err := connect(t, srv.URL, provider.Retry{Attempts: 1}).Stream(context.Background(),
-				provider.Request{Model: "m", Messages: []provider.Message{provider.UserText("hi")}}, nil)
+			err := providertest.Play(t, connect, provider.Config{Retry: provider.Retry{Attempts: 1}}, hello, providertest.Reply{Raw: tc.raw}).Err
 			var e *provider.Error
 			if !errors.As(err, &e) || e.Kind != tc.kind || e.Message != tc.message {
 				t.Errorf("got %v, want a %v error saying %q", err, tc.kind, tc.message)

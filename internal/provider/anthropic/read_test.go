@@ -28,7 +28,7 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		api := provider.API{Name: "anthropic", BaseURL: "http://127.0.0.1:1"}
 		providertest.CheckRead(t, func(on func(provider.Event)) (*provider.Response, error) {
-			return read(context.Background(), api, bytes.NewReader(body), on)
+			return read(provider.NewReader(context.Background(), api, bytes.NewReader(body), on))
 		})
 	})
 }

@@ -1,9 +1,8 @@
 // Package openai is the provider for OpenAI's Chat Completions API,
 // streamed, on net/http. Tools go out as functions with their JSON Schema
 // as parameters; a tool's result goes back as a tool message with its
-// call's id. Given another base URL it is the provider for any
-// OpenAI-compatible server: Ollama, llama.cpp's server, vLLM, LM Studio,
-// OpenRouter.
+// call's id. NewCompatible makes it the provider for any server that
+// copies the API: Ollama, llama.cpp's server, vLLM, LM Studio, OpenRouter.
 package openai
 
 import (
@@ -15,16 +14,16 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 
+	"github.com/ikigai-tools/ikigai/internal/plainjson"
 	"github.com/ikigai-tools/ikigai/internal/provider"
-	"github.com/ikigai-tools/ikigai/internal/provider/sse"
 )
 
 const (
-	// DefaultModel is the model used with OpenAI's API when none is
-	// configured. Other servers have no default: pick asks them.
+	// DefaultModel is the model used with OpenAI's API, at any base URL,
+	// when none is configured. Other servers have no default: pick asks
+	// them.
 	DefaultModel = "gpt-5.5"
 	// DefaultBaseURL is OpenAI's API.
 	DefaultBaseURL = "https://api.openai.com/v1"
@@ -33,104 +32,78 @@ const (
 	KeyEnv = "OPENAI_API_KEY"
 )
 
-// Config is what a Provider needs to reach the API.
-type Config struct {
-	APIKey     string
-	BaseURL    string       // DefaultBaseURL when empty
-	HTTPClient *http.Client // http.DefaultClient when nil
-	Retry      provider.Retry
-}
+// Config is what a Provider needs to reach the API; BaseURL is
+// DefaultBaseURL when empty, and NewCompatible needs one.
+type Config = provider.Config
 
 // A Provider streams from a Chat Completions API. It is safe for
 // concurrent use.
 type Provider struct {
-	client   *http.Client
-	base     string
-	header   http.Header
-	api      provider.API
-	retry    provider.Retry
-	official bool // the server is OpenAI's own
+	client *provider.Client
+	openAI bool // OpenAI's API, not a copy of it
 }
 
-// New returns a Provider for c. OpenAI's own API needs a key; for any
-// other server a key is sent only when there is one.
+// New returns a Provider for OpenAI's API: its own, or at c.BaseURL (a
+// proxy, a gateway). OpenAI's own URL needs a key; for any other a key is
+// sent only when there is one.
 func New(c Config) (*Provider, error) {
-	base := strings.TrimSuffix(cmp.Or(c.BaseURL, DefaultBaseURL), "/")
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("openai: base URL %q is not an http or https URL", base)
-	}
-	p := &Provider{
-		client:   cmp.Or(c.HTTPClient, http.DefaultClient),
-		base:     base,
-		header:   http.Header{"User-Agent": {provider.UserAgent}},
-		retry:    c.Retry,
-		official: u.Host == "api.openai.com",
-	}
-	p.api = provider.API{Name: "openai-compatible", BaseURL: base, KeyEnv: KeyEnv}
-	if p.official {
-		p.api.Name, p.api.KeyURL = "openai", "https://platform.openai.com/api-keys"
-		if c.APIKey == "" {
-			return nil, p.api.MissingKey()
-		}
-	}
-	if c.APIKey != "" {
-		p.header.Set("Authorization", "Bearer "+c.APIKey)
-	}
-	return p, nil
+	return newProvider(c, provider.API{Name: "openai", KeyEnv: KeyEnv, KeyURL: "https://platform.openai.com/api-keys"}, true)
 }
 
-// newRequest returns a request to the endpoint at path, with the headers
-// every request carries.
-func (p *Provider) newRequest(ctx context.Context, method, path string, body []byte) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, method, p.base+path, bytes.NewReader(body))
+// NewCompatible returns a Provider for a server that speaks OpenAI's API
+// at c.BaseURL, which must be set. A key is sent only when there is one.
+func NewCompatible(c Config) (*Provider, error) {
+	if c.BaseURL == "" {
+		return nil, errors.New("openai-compatible: no base URL: --base-url names the server")
+	}
+	return newProvider(c, provider.API{Name: "openai-compatible", KeyEnv: KeyEnv}, false)
+}
+
+func newProvider(c Config, api provider.API, openAI bool) (*Provider, error) {
+	client, err := provider.NewClient(api, DefaultBaseURL, c)
 	if err != nil {
 		return nil, err
 	}
-	req.Header = p.header.Clone()
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+	if base := client.API.BaseURL; base != DefaultBaseURL {
+		client.API.NotFound = notFound(base)
 	}
-	return req, nil
+	if c.APIKey != "" {
+		client.Header.Set("Authorization", "Bearer "+c.APIKey)
+	}
+	return &Provider{client: client, openAI: openAI}, nil
+}
+
+// notFound is what to suggest when a server at base answers 404.
+func notFound(base string) []string {
+	var steps []string
+	if !strings.HasSuffix(base, "/v1") {
+		steps = append(steps, "Most servers want /v1 at the end of the base URL: --base-url "+base+"/v1")
+	}
+	return append(steps, "If the server speaks Anthropic's API: --provider anthropic")
 }
 
 // Stream implements provider.Provider.
 func (p *Provider) Stream(ctx context.Context, req provider.Request, on func(provider.Event)) (*provider.Response, error) {
 	// Like the official SDK, the body keeps <, > and & as they are.
-	var body bytes.Buffer
-	enc := json.NewEncoder(&body)
-	enc.SetEscapeHTML(false)
-	enc.Encode(p.newBody(req)) // cannot fail: every value is a string, a number or checked JSON
-	body.Truncate(body.Len() - 1)
-	return p.retry.Do(ctx, on, func(on func(provider.Event)) (*provider.Response, error) {
-		hreq, err := p.newRequest(ctx, http.MethodPost, "/chat/completions", body.Bytes())
-		if err != nil {
-			return nil, err
-		}
-		stream, err := p.api.Events(hreq, p.client.Do)
-		if err != nil {
-			return nil, err
-		}
-		defer stream.Close()
-		return read(ctx, p.api, stream, on)
-	})
+	body, _ := plainjson.Marshal(p.newBody(req)) // cannot fail: every value is a string, a number or checked JSON
+	return p.client.Stream(ctx, "/chat/completions", body, on, read)
 }
 
 // Models lists the models the server offers, in its order.
 func (p *Provider) Models(ctx context.Context) ([]string, error) {
-	req, err := p.newRequest(ctx, http.MethodGet, "/models", nil)
+	req, err := p.client.NewRequest(ctx, http.MethodGet, "/models", nil)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Accept", "application/json")
-	res, err := p.api.Send(req, p.client.Do)
+	res, err := p.client.Send(req)
 	if err != nil {
 		return nil, err
 	}
 	body, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
 	res.Body.Close()
 	if err != nil {
-		return nil, p.api.Failure(ctx, err)
+		return nil, p.client.API.Failure(ctx, err)
 	}
 	var list struct {
 		Data []struct {
@@ -138,7 +111,7 @@ func (p *Provider) Models(ctx context.Context) ([]string, error) {
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil {
-		return nil, p.api.Malformed("the model list: " + err.Error())
+		return nil, p.client.API.Malformed("the model list: " + err.Error())
 	}
 	ids := make([]string, 0, len(list.Data))
 	for _, m := range list.Data {
@@ -198,7 +171,7 @@ func (p *Provider) newBody(req provider.Request) request {
 	if req.MaxTokens > 0 {
 		// OpenAI's newer models refuse max_tokens; the servers that copy
 		// the API know max_tokens better than its successor.
-		if p.official {
+		if p.openAI {
 			r.MaxCompletionTokens = req.MaxTokens
 		} else {
 			r.MaxTokens = req.MaxTokens
@@ -285,25 +258,28 @@ type chunk struct {
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
 	Usage struct {
-		PromptTokens     int64 `json:"prompt_tokens"`
-		CompletionTokens int64 `json:"completion_tokens"`
+		PromptTokens        int64 `json:"prompt_tokens"`
+		CompletionTokens    int64 `json:"completion_tokens"`
+		PromptTokensDetails struct {
+			CachedTokens int64 `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
 	} `json:"usage"`
 	Error json.RawMessage `json:"error"`
 }
 
-// read turns the event stream body into provider events and the response.
-// The stream ends at data: [DONE], or where the body does; events without
-// data are skipped, and one that carries an error ends it with that error.
-func read(ctx context.Context, api provider.API, body io.Reader, on func(provider.Event)) (*provider.Response, error) {
-	stream := sse.NewReader(body)
-	a := assembler{on: on, byIndex: map[int64]*call{}}
+// read turns the event stream into provider events and the response. The
+// stream ends at data: [DONE], or where the body does; events without data
+// are skipped, and one that carries an error ends it with that error.
+func read(stream *provider.Reader) (*provider.Response, error) {
+	api := stream.API()
+	a := assembler{out: stream, byIndex: map[int64]*call{}}
 	for {
 		msg, err := stream.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, api.Failure(ctx, err)
+			return nil, err
 		}
 		if bytes.HasPrefix(msg.Data, []byte("[DONE]")) {
 			break
@@ -318,7 +294,9 @@ func read(ctx context.Context, api provider.API, body io.Reader, on func(provide
 		if len(c.Error) > 0 && string(c.Error) != "null" {
 			return nil, api.StreamError(msg.Data)
 		}
-		a.add(c)
+		if err := a.add(c); err != nil {
+			return nil, err
+		}
 	}
 	if a.finish == "" {
 		return nil, api.Malformed("it ended before a finish_reason")
@@ -331,7 +309,7 @@ func read(ctx context.Context, api provider.API, body io.Reader, on func(provide
 // one index. A fragment with a new id at a used index is a new call: some
 // compatible servers number every call 0.
 type assembler struct {
-	on      func(provider.Event)
+	out     *provider.Reader // where text and calls are reported, and counted
 	text    strings.Builder
 	calls   []*call // in the order they began
 	byIndex map[int64]*call
@@ -345,15 +323,10 @@ type call struct {
 	args strings.Builder
 }
 
-func (a *assembler) emit(ev provider.Event) {
-	if a.on != nil {
-		a.on(ev)
-	}
-}
-
-func (a *assembler) add(ch chunk) {
+func (a *assembler) add(ch chunk) error {
 	if u := ch.Usage; u.PromptTokens > 0 || u.CompletionTokens > 0 {
-		a.usage = provider.Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens)}
+		a.usage = provider.Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens),
+			CacheReadTokens: int(u.PromptTokensDetails.CachedTokens)}
 	}
 	for _, choice := range ch.Choices {
 		if choice.Index != 0 {
@@ -362,8 +335,10 @@ func (a *assembler) add(ch chunk) {
 		d := choice.Delta
 		for _, s := range []string{d.Content, d.Refusal} {
 			if s != "" {
+				if err := a.out.Text(s); err != nil {
+					return err
+				}
 				a.text.WriteString(s)
-				a.emit(provider.Event{Kind: provider.TextDelta, Text: s})
 			}
 		}
 		for _, frag := range d.ToolCalls {
@@ -376,6 +351,9 @@ func (a *assembler) add(ch chunk) {
 				a.calls = append(a.calls, c)
 				a.byIndex[frag.Index] = c
 			}
+			if err := a.out.Keep(len(frag.ID) + len(frag.Function.Name) + len(frag.Function.Arguments)); err != nil {
+				return err
+			}
 			c.ID = cmp.Or(c.ID, frag.ID)
 			c.Name = cmp.Or(c.Name, frag.Function.Name)
 			c.args.WriteString(frag.Function.Arguments)
@@ -385,6 +363,7 @@ func (a *assembler) add(ch chunk) {
 			a.flush()
 		}
 	}
+	return nil
 }
 
 // flush reports the calls not yet reported.
@@ -395,7 +374,7 @@ func (a *assembler) flush() {
 			c.ID = fmt.Sprintf("call_%d", a.ready+1) // a server that gives no ids
 		}
 		c.Arguments = json.RawMessage(cmp.Or(c.args.String(), "{}"))
-		a.emit(provider.Event{Kind: provider.ToolCallReady, ToolCall: c.ToolCall})
+		a.out.Emit(provider.Event{Kind: provider.ToolCallReady, ToolCall: c.ToolCall})
 	}
 }
 

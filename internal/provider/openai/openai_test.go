@@ -7,7 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,8 +18,9 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/provider/providertest"
 )
 
-func connect(t *testing.T, rootURL string, retry provider.Retry) provider.Provider {
-	p, err := openai.New(openai.Config{APIKey: "test-key", BaseURL: rootURL + "/v1", Retry: retry})
+func connect(t *testing.T, rootURL string, c provider.Config) provider.Provider {
+	c.APIKey, c.BaseURL = "test-key", rootURL+"/v1"
+	p, err := openai.New(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,19 +33,14 @@ func TestContract(t *testing.T) {
 
 var hello = provider.Request{Model: "m", Messages: []provider.Message{provider.UserText("hi")}}
 
-// stream sends req to a fake server that answers with replies, and returns
-// what the provider made of it and the requests the server got.
-func stream(t *testing.T, p func(rootURL string) provider.Provider, req provider.Request, replies ...providertest.Reply) (*provider.Response, []provider.Event, []providertest.Request, error) {
-	t.Helper()
-	srv := providertest.NewServer(providertest.Transcript{Replies: replies})
-	defer srv.Close()
-	var events []provider.Event
-	res, err := p(srv.URL).Stream(context.Background(), req, func(ev provider.Event) { events = append(events, ev) })
-	return res, events, srv.Requests(), err
-}
-
-func withKey(t *testing.T) func(string) provider.Provider {
-	return func(root string) provider.Provider { return connect(t, root, provider.Retry{}) }
+// compatible connects as to a server that copies the API.
+func compatible(t *testing.T, rootURL string, c provider.Config) provider.Provider {
+	c.APIKey, c.BaseURL = "test-key", rootURL+"/v1"
+	p, err := openai.NewCompatible(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 const (
@@ -76,11 +72,11 @@ func TestRequestBody(t *testing.T) {
 			}},
 		},
 	}
-	_, _, reqs, err := stream(t, withKey(t), req, providertest.Reply{Text: "ok"})
-	if err != nil {
-		t.Fatal(err)
+	p := providertest.Play(t, compatible, provider.Config{}, req, providertest.Reply{Text: "ok"})
+	if p.Err != nil {
+		t.Fatal(p.Err)
 	}
-	got := reqs[0]
+	got := p.Requests[0]
 	if got.Path != "/v1/chat/completions" || got.Header.Get("Authorization") != "Bearer test-key" {
 		t.Errorf("%s with headers %v, want /v1/chat/completions with the key", got.Path, got.Header)
 	}
@@ -124,40 +120,25 @@ func TestRequestBody(t *testing.T) {
 	}
 }
 
-// redirect sends every request to the server at root, whatever its URL says.
-type redirect struct{ root *url.URL }
-
-func (r redirect) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	req.URL.Scheme, req.URL.Host = r.root.Scheme, r.root.Host
-	return http.DefaultTransport.RoundTrip(req)
-}
-
+// OpenAI's API, at any base URL, gets max_completion_tokens.
 func TestOpenAIItself(t *testing.T) {
-	official := func(root string) provider.Provider {
-		u, _ := url.Parse(root)
-		p, err := openai.New(openai.Config{APIKey: "sk-test", HTTPClient: &http.Client{Transport: redirect{u}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 	req := hello
 	req.MaxTokens = 500
-	_, _, reqs, err := stream(t, official, req, providertest.Reply{Text: "ok"})
-	if err != nil {
-		t.Fatal(err)
+	p := providertest.Play(t, connect, provider.Config{}, req, providertest.Reply{Text: "ok"})
+	if p.Err != nil {
+		t.Fatal(p.Err)
 	}
+	reqs := p.Requests
 	var body map[string]any
 	json.Unmarshal(reqs[0].Body, &body)
 	if body["max_completion_tokens"] != 500.0 || body["max_tokens"] != nil {
 		t.Errorf("max_completion_tokens %v, max_tokens %v; OpenAI's newer models want only the first", body["max_completion_tokens"], body["max_tokens"])
 	}
-	if h := reqs[0].Header.Get("Authorization"); h != "Bearer sk-test" {
+	if h := reqs[0].Header.Get("Authorization"); h != "Bearer test-key" {
 		t.Errorf("authorization %q", h)
 	}
 
-	_, err = openai.New(openai.Config{})
+	_, err := openai.New(openai.Config{})
 	var e *provider.Error
 	if !errors.As(err, &e) || e.Kind != provider.Auth || !strings.Contains(err.Error(), "https://platform.openai.com/api-keys") {
 		t.Errorf("without a key: %v, want an auth error saying where keys are made", err)
@@ -169,19 +150,47 @@ func TestOpenAIItself(t *testing.T) {
 func TestNoKeyForOtherServers(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "env-key")
 	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
-	keyless := func(root string) provider.Provider {
-		p, err := openai.New(openai.Config{BaseURL: root + "/v1"})
+	for name, connect := range map[string]func(openai.Config) (*openai.Provider, error){"New": openai.New, "NewCompatible": openai.NewCompatible} {
+		keyless := func(t *testing.T, root string, c provider.Config) provider.Provider {
+			c.BaseURL = root + "/v1"
+			p, err := connect(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		p := providertest.Play(t, keyless, provider.Config{}, hello, providertest.Reply{Text: "ok"})
+		if p.Err != nil {
+			t.Fatal(p.Err)
+		}
+		if h := p.Requests[0].Header.Get("Authorization"); h != "" {
+			t.Errorf("%s: authorization %q sent", name, h)
+		}
+	}
+	if _, err := openai.NewCompatible(openai.Config{}); err == nil || err.Error() != "openai-compatible: no base URL: --base-url names the server" {
+		t.Errorf("a compatible server without a URL: %v", err)
+	}
+}
+
+// A 404 at a base URL says where the request went and what to try.
+func TestNotFoundAtBaseURL(t *testing.T) {
+	var root string
+	withoutV1 := func(t *testing.T, r string, c provider.Config) provider.Provider {
+		root = r
+		c.BaseURL = r
+		p, err := openai.NewCompatible(c)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
-	_, _, reqs, err := stream(t, keyless, hello, providertest.Reply{Text: "ok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h := reqs[0].Header.Get("Authorization"); h != "" {
-		t.Errorf("authorization %q sent", h)
+	err := providertest.Play(t, withoutV1, provider.Config{Retry: provider.Retry{Attempts: 1}}, hello, providertest.Reply{Text: "never"}).Err
+	want := "openai-compatible: not found (HTTP 404) at " + root + "/chat/completions: the fake provider has no route POST /chat/completions\n" +
+		"To fix it:\n" +
+		"  1. Most servers want /v1 at the end of the base URL: --base-url " + root + "/v1\n" +
+		"  2. If the server speaks Anthropic's API: --provider anthropic"
+	if err == nil || err.Error() != want {
+		t.Errorf("got\n%v\nwant\n%s", err, want)
 	}
 }
 
@@ -224,12 +233,13 @@ func TestCompatibleQuirks(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, events, _, err := stream(t, withKey(t), hello, providertest.Reply{Raw: tc.raw})
-			if err != nil {
-				t.Fatal(err)
+			p := providertest.Play(t, connect, provider.Config{}, hello, providertest.Reply{Raw: tc.raw})
+			if p.Err != nil {
+				t.Fatal(p.Err)
 			}
+			res := p.Response
 			var ready []provider.ToolCall
-			for _, ev := range events {
+			for _, ev := range p.Events {
 				if ev.Kind == provider.ToolCallReady {
 					ready = append(ready, ev.ToolCall)
 				}
@@ -257,7 +267,7 @@ func TestMalformedStream(t *testing.T) {
 		"wrong JSON type": `data: {"choices":"many"}` + "\n\n",
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, _, _, err := stream(t, withKey(t), hello, providertest.Reply{Raw: raw})
+			err := providertest.Play(t, connect, provider.Config{}, hello, providertest.Reply{Raw: raw}).Err
 			var e *provider.Error
 			if !errors.As(err, &e) || e.Kind != provider.BadResponse {
 				t.Errorf("got %v, want a bad response", err)
@@ -267,13 +277,12 @@ func TestMalformedStream(t *testing.T) {
 }
 
 func TestQuotaIsNotRetried(t *testing.T) {
-	p := func(root string) provider.Provider { return connect(t, root, provider.Retry{Backoff: 1}) }
-	_, _, reqs, err := stream(t, p, hello,
+	p := providertest.Play(t, connect, provider.Config{Retry: provider.Retry{Backoff: 1}}, hello,
 		providertest.Reply{Status: 429, ErrorType: "insufficient_quota", Error: "You exceeded your current quota"},
 		providertest.Reply{Text: "never"})
 	var e *provider.Error
-	if !errors.As(err, &e) || e.Kind != provider.RateLimit || e.Type != "insufficient_quota" || len(reqs) != 1 {
-		t.Errorf("got %v after %d requests, want one rate-limit error", err, len(reqs))
+	if !errors.As(p.Err, &e) || e.Kind != provider.RateLimit || e.Type != "insufficient_quota" || len(p.Requests) != 1 {
+		t.Errorf("got %v after %d requests, want one rate-limit error", p.Err, len(p.Requests))
 	}
 }
 
@@ -293,10 +302,11 @@ func TestRequestBytes(t *testing.T) {
 		`{"content":"ok","tool_calls":[{"id":"a","function":{"arguments":"{}","name":"ls"},"type":"function"}],"role":"assistant"},` +
 		`{"content":"{}","tool_call_id":"a","role":"tool"}],"model":"m","max_tokens":100,"stream_options":{"include_usage":true},` +
 		`"tools":[{"function":{"name":"ls","description":"List","parameters":{"properties":{},"type":"object"}},"type":"function"}],"stream":true}`
-	_, _, reqs, err := stream(t, withKey(t), req, providertest.Reply{Text: "ok"})
-	if err != nil {
-		t.Fatal(err)
+	p := providertest.Play(t, compatible, provider.Config{}, req, providertest.Reply{Text: "ok"})
+	if p.Err != nil {
+		t.Fatal(p.Err)
 	}
+	reqs := p.Requests
 	if string(reqs[0].Body) != want {
 		t.Errorf("body\n%s\nwant\n%s", reqs[0].Body, want)
 	}
@@ -315,56 +325,48 @@ func TestRequestBytes(t *testing.T) {
 // A stream in every shape the format allows, and that compatible servers
 // send, reads as the same answer.
 func TestStreamShapes(t *testing.T) {
-	chunks := []string{
-		`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`,
-		`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi, "},"finish_reason":null}]}`,
-		`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"there."},"finish_reason":null}]}`,
-		`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"bash","arguments":""}}]},"finish_reason":null}]}`,
-		`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"command\": "}}]},"finish_reason":null}]}`,
-		`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"ls\"}"}}]},"finish_reason":null}]}`,
-		`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`,
-		`{"id":"c","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":8,"completion_tokens":9,"total_tokens":17}}`,
-		`[DONE]`,
+	chunks := [][2]string{
+		{"", `{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`},
+		{"", `{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi, "},"finish_reason":null}]}`},
+		{"", `{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"there."},"finish_reason":null}]}`},
+		{"", `{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"bash","arguments":""}}]},"finish_reason":null}]}`},
+		{"", `{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"command\": "}}]},"finish_reason":null}]}`},
+		{"", `{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"ls\"}"}}]},"finish_reason":null}]}`},
+		{"", `{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`},
+		{"", `{"id":"c","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":8,"completion_tokens":9,"total_tokens":17}}`},
+		{"", `[DONE]`},
 	}
-	render := func(format string, data func(string) string) string {
-		var b strings.Builder
-		for _, c := range chunks {
-			b.WriteString(strings.ReplaceAll(format, "%s", data(c)))
-		}
-		return b.String()
+	shapes := providertest.Spellings(chunks)
+	named := slices.Clone(chunks)
+	withError := slices.Clone(chunks)
+	for i := range chunks {
+		named[i][0] = "chunk"
+		withError[i][1] = strings.Replace(chunks[i][1], `{"id":"c",`, `{"error":null,"id":"c",`, 1)
 	}
-	same := func(s string) string { return s }
+	shapes["named events"] = providertest.Spellings(named)["LF"]
+	shapes["a null error"] = providertest.Spellings(withError)["LF"]
+	shapes["no [DONE]"] = providertest.Spellings(chunks[:len(chunks)-1])["LF"]
+	shapes["junk after [DONE]"] = shapes["LF"] + "data: {oops\n\n"
 	call := provider.ToolCall{ID: "call_1", Name: "bash", Arguments: json.RawMessage(`{"command": "ls"}`)}
-	for name, raw := range map[string]string{
-		"LF":                      render("data: %s\n\n", same),
-		"CRLF":                    render("data: %s\r\n\r\n", same),
-		"CR":                      render("data: %s\r\r", same),
-		"no space after colons":   render("data:%s\n\n", same),
-		"comments everywhere":     ": OPENROUTER PROCESSING\n\n" + render(": keep-alive\ndata: %s\n\n", same),
-		"data over several lines": render("data: %s\n\n", func(s string) string { return strings.Replace(s, "{", "{\ndata: ", 1) }),
-		"named events":            render("event: chunk\ndata: %s\n\n", same),
-		"a null error":            render("data: %s\n\n", func(s string) string { return strings.Replace(s, `{"id":"c",`, `{"error":null,"id":"c",`, 1) }),
-		"no [DONE]":               strings.TrimSuffix(render("data: %s\n\n", same), "data: [DONE]\n\n"),
-		"junk after [DONE]":       render("data: %s\n\n", same) + "data: {oops\n\n",
-	} {
+	for name, raw := range shapes {
 		t.Run(name, func(t *testing.T) {
-			res, events, _, err := stream(t, withKey(t), hello, providertest.Reply{Raw: raw})
-			if err != nil {
-				t.Fatal(err)
+			p := providertest.Play(t, connect, provider.Config{}, hello, providertest.Reply{Raw: raw})
+			if p.Err != nil {
+				t.Fatal(p.Err)
 			}
 			want := []provider.Event{
 				{Kind: provider.TextDelta, Text: "Hi, "},
 				{Kind: provider.TextDelta, Text: "there."},
 				{Kind: provider.ToolCallReady, ToolCall: call},
 			}
-			if d := cmp.Diff(want, events); d != "" {
+			if d := cmp.Diff(want, p.Events); d != "" {
 				t.Errorf("events (-want +got):\n%s", d)
 			}
 			if d := cmp.Diff(&provider.Response{
 				Message:    provider.Message{Role: provider.Assistant, Parts: []provider.Part{provider.Text("Hi, there."), call}},
 				StopReason: provider.ToolUse,
 				Usage:      provider.Usage{InputTokens: 8, OutputTokens: 9},
-			}, res); d != "" {
+			}, p.Response); d != "" {
 				t.Errorf("response (-want +got):\n%s", d)
 			}
 		})
@@ -387,8 +389,7 @@ func TestErrorChunks(t *testing.T) {
 			provider.Server, "the response stream failed: error: upstream timed out"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := func(root string) provider.Provider { return connect(t, root, provider.Retry{Attempts: 1}) }
-			_, _, _, err := stream(t, p, hello, providertest.Reply{Raw: tc.raw})
+			err := providertest.Play(t, connect, provider.Config{Retry: provider.Retry{Attempts: 1}}, hello, providertest.Reply{Raw: tc.raw}).Err
 			var e *provider.Error
 			if !errors.As(err, &e) || e.Kind != tc.kind || e.Message != tc.message {
 				t.Errorf("got %v, want a %v error saying %q", err, tc.kind, tc.message)

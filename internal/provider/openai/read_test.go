@@ -28,7 +28,7 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		api := provider.API{Name: "openai", BaseURL: "http://127.0.0.1:1/v1"}
 		calls := providertest.CheckRead(t, func(on func(provider.Event)) (*provider.Response, error) {
-			return read(context.Background(), api, bytes.NewReader(body), on)
+			return read(provider.NewReader(context.Background(), api, bytes.NewReader(body), on))
 		})
 		for _, c := range calls {
 			if c.ID == "" || len(c.Arguments) == 0 {
@@ -41,7 +41,8 @@ func FuzzRead(f *testing.F) {
 // A call is reported as soon as the next one begins, not at the end.
 func TestCallReportedWhenNextBegins(t *testing.T) {
 	var ready []string
-	a := assembler{byIndex: map[int64]*call{}, on: func(ev provider.Event) { ready = append(ready, ev.ToolCall.ID) }}
+	on := func(ev provider.Event) { ready = append(ready, ev.ToolCall.ID) }
+	a := assembler{byIndex: map[int64]*call{}, out: provider.NewReader(context.Background(), provider.API{}, nil, on)}
 	parse := func(s string) chunk {
 		var c chunk
 		if err := json.Unmarshal([]byte(s), &c); err != nil {

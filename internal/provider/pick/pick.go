@@ -1,9 +1,9 @@
 // Package pick chooses the model provider from the user's settings and the
-// environment. What the user set wins: a provider, else a base URL (an
-// OpenAI-compatible server), else a model whose name says whose it is.
-// With none of these, ANTHROPIC_API_KEY picks Anthropic, else
-// OPENAI_API_KEY picks OpenAI, else a local server (Ollama) is asked for
-// its models; if none of that works, the error says what to set.
+// environment. What the user set wins: a provider, else a model whose name
+// says whose it is. Else ANTHROPIC_API_KEY picks Anthropic (at the base
+// URL, if one is set); else a base URL is an OpenAI-compatible server;
+// else OPENAI_API_KEY picks OpenAI; else a local server (Ollama) is asked
+// for its models. If none of that works, the error says what to set.
 package pick
 
 import (
@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,6 +46,12 @@ type Settings struct {
 	Getenv     func(string) string // os.Getenv when nil
 	HTTPClient *http.Client        // http.DefaultClient when nil
 	Retry      provider.Retry
+	// IdleTimeout is how long an answer may stay silent before its
+	// request counts as stalled; provider.DefaultIdleTimeout when 0.
+	IdleTimeout time.Duration
+	// MaxResponseBytes caps one answer of the model;
+	// provider.DefaultMaxResponseBytes when 0.
+	MaxResponseBytes int
 
 	localURL string // LocalURL, unless a test moves it
 }
@@ -68,17 +75,19 @@ func Provider(ctx context.Context, s Settings) (*Choice, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	// A base URL moves a provider; it does not choose one over a key. A
+	// provider the user names is never changed.
 	name, reason := s.Provider, "the provider setting"
 	switch {
 	case name != "":
-	case s.BaseURL != "":
-		name, reason = OpenAICompatible, "a base URL is set"
 	case strings.HasPrefix(s.Model, "claude"):
 		name, reason = Anthropic, "the model is Anthropic's"
 	case openAIModel.MatchString(s.Model):
 		name, reason = OpenAI, "the model is OpenAI's"
 	case getenv(anthropic.KeyEnv) != "":
 		name, reason = Anthropic, anthropic.KeyEnv+" is set"
+	case s.BaseURL != "":
+		name, reason = OpenAICompatible, "a base URL is set"
 	case getenv(openai.KeyEnv) != "":
 		name, reason = OpenAI, openai.KeyEnv+" is set"
 	default:
@@ -89,7 +98,7 @@ func Provider(ctx context.Context, s Settings) (*Choice, error) {
 	switch name {
 	case Anthropic:
 		c.BaseURL = cmp.Or(s.BaseURL, getenv("ANTHROPIC_BASE_URL"), anthropic.DefaultBaseURL)
-		p, err := anthropic.New(anthropic.Config{APIKey: getenv(anthropic.KeyEnv), BaseURL: c.BaseURL, HTTPClient: s.HTTPClient, Retry: s.Retry})
+		p, err := anthropic.New(s.config(getenv(anthropic.KeyEnv), c.BaseURL))
 		if err != nil {
 			return nil, err
 		}
@@ -102,14 +111,18 @@ func Provider(ctx context.Context, s Settings) (*Choice, error) {
 			fallback = cmp.Or(s.localURL, LocalURL)
 		}
 		c.BaseURL = cmp.Or(s.BaseURL, getenv("OPENAI_BASE_URL"), fallback)
-		p, err := openai.New(openai.Config{APIKey: getenv(openai.KeyEnv), BaseURL: c.BaseURL, HTTPClient: s.HTTPClient, Retry: s.Retry})
+		connect := openai.New
+		if name == OpenAICompatible {
+			connect = openai.NewCompatible
+		}
+		p, err := connect(s.config(getenv(openai.KeyEnv), c.BaseURL))
 		if err != nil {
 			return nil, err
 		}
 		c.Provider = p
 		switch {
 		case c.Model != "":
-		case strings.TrimSuffix(c.BaseURL, "/") == openai.DefaultBaseURL:
+		case name == OpenAI:
 			c.Model = openai.DefaultModel
 		default:
 			if err := serverModel(ctx, p, c); err != nil {
@@ -121,14 +134,32 @@ func Provider(ctx context.Context, s Settings) (*Choice, error) {
 	return nil, fmt.Errorf("unknown provider %q: choose %s, %s or %s", name, Anthropic, OpenAI, OpenAICompatible)
 }
 
+// config is what a provider at base, with key, needs from s.
+func (s Settings) config(key, base string) provider.Config {
+	return provider.Config{APIKey: key, BaseURL: base, HTTPClient: s.HTTPClient, Retry: s.Retry,
+		IdleTimeout: s.IdleTimeout, MaxResponseBytes: s.MaxResponseBytes}
+}
+
 // openAIModel matches the names of OpenAI's chat models.
 var openAIModel = regexp.MustCompile(`^(gpt-|chatgpt-|o[0-9])`)
 
-// serverModel sets c.Model to the first model the server lists.
+// serverModel sets c.Model to the first model the server lists. A failure
+// says that listing the models failed, and that naming one avoids it.
 func serverModel(ctx context.Context, p *openai.Provider, c *Choice) error {
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	probe, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	models, err := p.Models(ctx)
+	models, err := p.Models(probe)
+	if err != nil && ctx.Err() == nil && probe.Err() != nil {
+		err = &provider.Error{Provider: OpenAICompatible, Kind: provider.Network, URL: c.BaseURL, Err: err,
+			Message: fmt.Sprintf("the server at %s did not answer within %v", c.BaseURL, probeTimeout)}
+	}
+	var perr *provider.Error
+	if errors.As(err, &perr) {
+		e := *perr
+		e.Message = "cannot list the server's models: " + e.Message
+		e.Steps = append(slices.Clip(e.Steps), "Or name the model, and the server is not asked: --model NAME")
+		return &e
+	}
 	if err != nil {
 		return err
 	}
@@ -152,7 +183,7 @@ func serverModel(ctx context.Context, p *openai.Provider, c *Choice) error {
 // local is the choice when nothing is set: a local server, if one answers.
 func local(ctx context.Context, s Settings, getenv func(string) string) (*Choice, error) {
 	base := cmp.Or(s.localURL, LocalURL)
-	p, err := openai.New(openai.Config{APIKey: getenv(openai.KeyEnv), BaseURL: base, HTTPClient: s.HTTPClient, Retry: s.Retry})
+	p, err := openai.NewCompatible(s.config(getenv(openai.KeyEnv), base))
 	if err != nil {
 		return nil, err
 	}

@@ -2,10 +2,12 @@ package pick
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ikigai-tools/ikigai/internal/provider"
 	"github.com/ikigai-tools/ikigai/internal/provider/anthropic"
@@ -36,6 +38,9 @@ func TestChoice(t *testing.T) {
 	defer local.Close()
 	remote := providertest.NewServer(providertest.Transcript{Models: []string{"vendor/model-x"}})
 	defer remote.Close()
+	// silent is a server the choice must not ask anything.
+	silent := providertest.NewServer(providertest.Transcript{Models: []string{"never-asked"}})
+	defer silent.Close()
 
 	for _, tc := range []struct {
 		name                 string
@@ -59,14 +64,21 @@ func TestChoice(t *testing.T) {
 			Anthropic, "claude-haiku-4-5", anthropic.DefaultBaseURL, "the model is Anthropic's"},
 		{"a provider wins over keys", Settings{Provider: OpenAI, Getenv: env(anthropic.KeyEnv, "a", openai.KeyEnv, "o")},
 			OpenAI, openai.DefaultModel, openai.DefaultBaseURL, "the provider setting"},
-		{"a base URL alone", Settings{BaseURL: remote.OpenAIURL(), Getenv: env(anthropic.KeyEnv, "a")},
+		{"a base URL alone", Settings{BaseURL: remote.OpenAIURL(), Getenv: env()},
 			OpenAICompatible, "vendor/model-x", remote.OpenAIURL(), "a base URL is set; vendor/model-x is the first model the server lists"},
+		{"a base URL and an OpenAI key", Settings{BaseURL: remote.OpenAIURL(), Getenv: env(openai.KeyEnv, "o")},
+			OpenAICompatible, "vendor/model-x", remote.OpenAIURL(), "a base URL is set; vendor/model-x is the first model the server lists"},
+		// A base URL moves Anthropic's API; it does not override the key.
+		{"a base URL and an Anthropic key", Settings{BaseURL: silent.AnthropicURL(), Getenv: env(anthropic.KeyEnv, "a")},
+			Anthropic, anthropic.DefaultModel, silent.AnthropicURL(), "ANTHROPIC_API_KEY is set"},
 		{"a compatible server with a model", Settings{Provider: OpenAICompatible, Model: "mistral", Getenv: env()},
 			OpenAICompatible, "mistral", local.OpenAIURL(), "the provider setting"},
 		{"the SDKs' base URL variables", Settings{Getenv: env(anthropic.KeyEnv, "a", "ANTHROPIC_BASE_URL", "https://proxy.example.com")},
 			Anthropic, anthropic.DefaultModel, "https://proxy.example.com", "ANTHROPIC_API_KEY is set"},
-		{"OpenAI with another base URL asks it", Settings{Provider: OpenAI, Getenv: env(openai.KeyEnv, "o", "OPENAI_BASE_URL", remote.OpenAIURL())},
-			OpenAI, "vendor/model-x", remote.OpenAIURL(), "the provider setting; vendor/model-x is the first model the server lists"},
+		{"OpenAI at another base URL keeps its model", Settings{Provider: OpenAI, Getenv: env(openai.KeyEnv, "o", "OPENAI_BASE_URL", silent.OpenAIURL())},
+			OpenAI, openai.DefaultModel, silent.OpenAIURL(), "the provider setting"},
+		{"OpenAI at a base URL, without a key", Settings{Provider: OpenAI, BaseURL: silent.OpenAIURL(), Getenv: env(anthropic.KeyEnv, "a")},
+			OpenAI, openai.DefaultModel, silent.OpenAIURL(), "the provider setting"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.settings.localURL = local.OpenAIURL()
@@ -78,6 +90,95 @@ func TestChoice(t *testing.T) {
 				t.Errorf("got %s %s at %s because %q\nwant %s %s at %s because %q", c.Name, c.Model, c.BaseURL, c.Reason, tc.want, tc.model, tc.base, tc.because)
 			}
 		})
+	}
+	if reqs := silent.Requests(); len(reqs) > 0 {
+		t.Errorf("the choice sent %s %s", reqs[0].Method, reqs[0].Path)
+	}
+}
+
+// The provider chosen is the one that talks: its failures name it, and
+// OpenAI at any base URL gets OpenAI's max_completion_tokens.
+func TestChosenProviderSpeaks(t *testing.T) {
+	for _, name := range []string{Anthropic, OpenAI, OpenAICompatible} {
+		srv := providertest.NewServer(providertest.Transcript{Replies: []providertest.Reply{{Text: "ok"}, {Status: 400, Error: "no"}}})
+		defer srv.Close()
+		base := srv.OpenAIURL()
+		if name == Anthropic {
+			base = srv.AnthropicURL()
+		}
+		c, err := Provider(context.Background(), Settings{Provider: name, Model: "m", BaseURL: base, Getenv: env()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := provider.Request{Model: c.Model, MaxTokens: 100, Messages: []provider.Message{provider.UserText("hi")}}
+		if _, err := c.Provider.Stream(context.Background(), req, nil); err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Provider.Stream(context.Background(), req, nil)
+		if e, ok := err.(*provider.Error); !ok || e.Provider != name {
+			t.Errorf("%s: the failure is %v, want one of %s", name, err, name)
+		}
+		var body map[string]any
+		json.Unmarshal(srv.Requests()[0].Body, &body)
+		if name == OpenAI && (body["max_completion_tokens"] != 100.0 || body["max_tokens"] != nil) {
+			t.Errorf("OpenAI got max_tokens %v, max_completion_tokens %v", body["max_tokens"], body["max_completion_tokens"])
+		}
+	}
+}
+
+// The idle timeout reaches whichever provider is chosen.
+func TestIdleTimeout(t *testing.T) {
+	for _, name := range []string{Anthropic, OpenAI, OpenAICompatible} {
+		srv := providertest.NewServer(providertest.Transcript{Replies: []providertest.Reply{{StallBeforeHeaders: true}}})
+		defer srv.Close()
+		base := srv.OpenAIURL()
+		if name == Anthropic {
+			base = srv.AnthropicURL()
+		}
+		c, err := Provider(context.Background(), Settings{Provider: name, Model: "m", BaseURL: base, Getenv: env(),
+			Retry: provider.Retry{Attempts: 1}, IdleTimeout: 100 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Provider.Stream(context.Background(), provider.Request{Model: c.Model, Messages: []provider.Message{provider.UserText("hi")}}, nil)
+		if err == nil || err.Error() != name+": stream stalled for 0.1s before the response began" {
+			t.Errorf("%s: got %v, want the stall", name, err)
+		}
+	}
+}
+
+// The cap on an answer reaches whichever provider is chosen.
+func TestMaxResponseBytes(t *testing.T) {
+	for _, name := range []string{Anthropic, OpenAI, OpenAICompatible} {
+		srv := providertest.NewServer(providertest.Transcript{Replies: []providertest.Reply{{Text: strings.Repeat("word ", 20)}}})
+		defer srv.Close()
+		base := srv.OpenAIURL()
+		if name == Anthropic {
+			base = srv.AnthropicURL()
+		}
+		c, err := Provider(context.Background(), Settings{Provider: name, Model: "m", BaseURL: base, Getenv: env(), MaxResponseBytes: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Provider.Stream(context.Background(), provider.Request{Model: c.Model, Messages: []provider.Message{provider.UserText("hi")}}, nil)
+		if err == nil || !strings.HasPrefix(err.Error(), name+": response too large: more than 50 bytes") {
+			t.Errorf("%s: got %v, want the cap", name, err)
+		}
+	}
+}
+
+// A failed model listing says that is what failed, and how to do without.
+func TestModelListFails(t *testing.T) {
+	srv := providertest.NewServer(providertest.Transcript{})
+	defer srv.Close()
+	_, err := Provider(context.Background(), Settings{Provider: OpenAICompatible, BaseURL: srv.URL, Getenv: env()})
+	want := "openai-compatible: cannot list the server's models: not found (HTTP 404) at " + srv.URL + "/models: the fake provider has no route GET /models\n" +
+		"To fix it:\n" +
+		"  1. Most servers want /v1 at the end of the base URL: --base-url " + srv.URL + "/v1\n" +
+		"  2. If the server speaks Anthropic's API: --provider anthropic\n" +
+		"  3. Or name the model, and the server is not asked: --model NAME"
+	if err == nil || err.Error() != want {
+		t.Errorf("got\n%v\nwant\n%s", err, want)
 	}
 }
 
@@ -144,7 +245,7 @@ func TestSettingErrors(t *testing.T) {
 		{Settings{Provider: "gemini"}, `unknown provider "gemini": choose anthropic, openai or openai-compatible`},
 		{Settings{Provider: Anthropic}, "anthropic: no API key: ANTHROPIC_API_KEY is not set"},
 		{Settings{Provider: OpenAI}, "openai: no API key: OPENAI_API_KEY is not set"},
-		{Settings{BaseURL: "localhost:11434"}, `openai: base URL "localhost:11434" is not an http or https URL`},
+		{Settings{BaseURL: "localhost:11434"}, `openai-compatible: base URL "localhost:11434" is not an http or https URL`},
 		{Settings{Provider: OpenAICompatible, localURL: "http://127.0.0.1:1/v1"}, "cannot reach 127.0.0.1:1"},
 	} {
 		tc.settings.Getenv = env()

@@ -16,9 +16,9 @@ import (
 )
 
 // Connect returns a provider that sends its requests to the server at
-// rootURL (a Server's URL, or an address where nothing listens), retrying
-// as retry says.
-type Connect func(t *testing.T, rootURL string, retry provider.Retry) provider.Provider
+// rootURL (a Server's URL, or an address where nothing listens), with c's
+// settings other than BaseURL.
+type Connect func(t *testing.T, rootURL string, c provider.Config) provider.Provider
 
 // TestProvider checks that a provider keeps provider.Provider's contract
 // against a Server: text and tool calls stream as events and add up to the
@@ -38,7 +38,7 @@ func TestProvider(t *testing.T, connect Connect) {
 		t.Helper()
 		srv := NewServer(Transcript{Replies: replies})
 		t.Cleanup(srv.Close)
-		p := connect(t, srv.URL, retry)
+		p := connect(t, srv.URL, provider.Config{Retry: retry})
 		var events []provider.Event
 		res, err := p.Stream(context.Background(), provider.Request{Model: "test-model", Messages: msgs}, func(ev provider.Event) {
 			events = append(events, ev)
@@ -128,7 +128,7 @@ func TestProvider(t *testing.T, connect Connect) {
 			{Text: "Two files."},
 		}})
 		t.Cleanup(srv.Close)
-		p := connect(t, srv.URL, fast)
+		p := connect(t, srv.URL, provider.Config{Retry: fast})
 		ctx := context.Background()
 		msgs := hello
 		first, err := p.Stream(ctx, provider.Request{Model: "m", Messages: msgs}, nil)
@@ -177,7 +177,7 @@ func TestProvider(t *testing.T, connect Connect) {
 		}})
 		t.Cleanup(srv.Close)
 		// Backing off by itself, the provider would wait an hour.
-		p := connect(t, srv.URL, provider.Retry{Attempts: 3, Backoff: time.Hour, MaxWait: 2 * time.Hour})
+		p := connect(t, srv.URL, provider.Config{Retry: provider.Retry{Attempts: 3, Backoff: time.Hour, MaxWait: 2 * time.Hour}})
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		res, err := p.Stream(ctx, provider.Request{Model: "m", Messages: hello}, func(ev provider.Event) {
@@ -235,8 +235,8 @@ func TestProvider(t *testing.T, connect Connect) {
 		_, _, _, err := stream(t, provider.Retry{Attempts: 1}, hello,
 			Reply{Status: 502, Raw: page, Headers: map[string]string{"Content-Type": "text/html"}})
 		e := kind(t, err, provider.Server)
-		if e.Status != 502 || !strings.Contains(e.Message, "<title>502 Bad Gateway</title>") || strings.Contains(e.Message, "\n") {
-			t.Errorf("got %q, want the page on one line", e.Message)
+		if e.Status != 502 || e.Message != "server error (HTTP 502): 502 Bad Gateway" {
+			t.Errorf("got %q, want the page's title", e.Message)
 		}
 	})
 
@@ -277,6 +277,84 @@ func TestProvider(t *testing.T, connect Connect) {
 		}
 	})
 
+	// A stream that goes silent is a passing failure: retried as long as
+	// nothing of the answer has been shown.
+	idle := provider.Config{Retry: fast, IdleTimeout: 250 * time.Millisecond}
+	req := provider.Request{Model: "m", Messages: hello}
+	t.Run("a stall before the response begins is retried", func(t *testing.T) {
+		p := Play(t, connect, idle, req, Reply{StallBeforeHeaders: true}, Reply{Text: "ok"})
+		if p.Err != nil {
+			t.Fatal(p.Err)
+		}
+		if len(p.Events) != 2 || p.Events[0].Kind != provider.Retrying || p.Events[0].Err.Kind != provider.Network ||
+			p.Events[0].Err.Message != "stream stalled for 0.25s before the response began" || p.Response.Message.Text() != "ok" {
+			t.Errorf("events %+v, answer %q; want a retry for the stall, then ok", p.Events, p.Response.Message.Text())
+		}
+	})
+
+	t.Run("a stall before any text is retried", func(t *testing.T) {
+		p := Play(t, connect, idle, req, Reply{Text: "Hello", StallAfterEvents: 1}, Reply{Text: "ok"})
+		if p.Err != nil {
+			t.Fatal(p.Err)
+		}
+		if len(p.Events) != 2 || p.Events[0].Kind != provider.Retrying || p.Events[0].Err.Kind != provider.Network ||
+			p.Events[0].Err.Message != "stream stalled for 0.25s" || p.Response.Message.Text() != "ok" {
+			t.Errorf("events %+v, answer %q; want a retry for the stall, then ok", p.Events, p.Response.Message.Text())
+		}
+	})
+
+	t.Run("a stall after text is final", func(t *testing.T) {
+		p := Play(t, connect, idle, req, Reply{Text: "a b c d e f g h", StallAfterEvents: 6}, Reply{Text: "never"})
+		e := kind(t, p.Err, provider.Network)
+		if e.Message != "stream stalled for 0.25s" || len(p.Requests) != 1 || len(p.Events) == 0 || p.Events[0].Kind != provider.TextDelta {
+			t.Errorf("%q after %d requests and events %+v; want the stall, after the text, unretried", e.Message, len(p.Requests), p.Events)
+		}
+	})
+
+	t.Run("every attempt stalls", func(t *testing.T) {
+		p := Play(t, connect, idle, req, Reply{Text: "Hi", StallAfterEvents: 1}, Reply{StallBeforeHeaders: true}, Reply{Text: "Hi", StallAfterEvents: 1}, Reply{Text: "never"})
+		e := kind(t, p.Err, provider.Network)
+		if e.Attempts != 3 || len(p.Requests) != 3 || !strings.HasSuffix(e.Error(), "stream stalled for 0.25s (gave up after 3 attempts)") {
+			t.Errorf("%q after %d requests, want the third stall after 3", e, len(p.Requests))
+		}
+		// The request was ended by the timeout, not by whoever asked.
+		if errors.Is(e, context.Canceled) || errors.Is(e, context.DeadlineExceeded) {
+			t.Errorf("%v reads as a cancellation", e)
+		}
+	})
+
+	// An answer is capped: its text and its tool calls' names, ids and
+	// arguments. Past the cap the stream is stopped, not retried.
+	capped := provider.Config{Retry: fast, MaxResponseBytes: 100}
+	t.Run("an answer up to the cap", func(t *testing.T) {
+		text := strings.Repeat("abcd ", 20)[:99] + "."
+		p := Play(t, connect, capped, req, Reply{Text: text})
+		if p.Err != nil || p.Response.Message.Text() != text {
+			t.Errorf("got %v, want the whole answer", p.Err)
+		}
+	})
+
+	t.Run("text past the cap", func(t *testing.T) {
+		p := Play(t, connect, capped, req, Reply{Text: strings.Repeat("abcd ", 60)}, Reply{Text: "never"})
+		e := kind(t, p.Err, provider.BadResponse)
+		var shown int
+		for _, ev := range p.Events {
+			shown += len(ev.Text)
+		}
+		if e.Message != "response too large: more than 100 bytes of text and tool calls (max_response_bytes)" || shown > 100 || len(p.Requests) != 1 {
+			t.Errorf("%q after %d requests, %d bytes shown; want the cap named, at most 100 bytes shown, 1 request", e.Message, len(p.Requests), shown)
+		}
+	})
+
+	t.Run("tool call arguments past the cap", func(t *testing.T) {
+		args := json.RawMessage(`{"content":"` + strings.Repeat("x", 200) + `"}`)
+		p := Play(t, connect, capped, req, Reply{ToolCalls: []Call{{Name: "file_write", Arguments: args}}}, Reply{Text: "never"})
+		e := kind(t, p.Err, provider.BadResponse)
+		if !strings.HasPrefix(e.Message, "response too large") || len(p.Events) != 0 {
+			t.Errorf("%q with events %+v; want the cap, and no call reported", e.Message, p.Events)
+		}
+	})
+
 	t.Run("unreachable", func(t *testing.T) {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -284,7 +362,7 @@ func TestProvider(t *testing.T, connect Connect) {
 		}
 		addr := l.Addr().String()
 		l.Close() // nothing listens there now
-		p := connect(t, "http://"+addr, provider.Retry{Attempts: 2, Backoff: time.Millisecond})
+		p := connect(t, "http://"+addr, provider.Config{Retry: provider.Retry{Attempts: 2, Backoff: time.Millisecond}})
 		var retries int
 		_, err = p.Stream(context.Background(), provider.Request{Model: "m", Messages: hello}, func(ev provider.Event) {
 			if ev.Kind == provider.Retrying {
@@ -300,7 +378,7 @@ func TestProvider(t *testing.T, connect Connect) {
 	t.Run("cancelled mid-stream", func(t *testing.T) {
 		srv := NewServer(Transcript{Replies: []Reply{{Text: "This goes on", Hang: true}}})
 		t.Cleanup(srv.Close)
-		p := connect(t, srv.URL, fast)
+		p := connect(t, srv.URL, provider.Config{Retry: fast})
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		_, err := p.Stream(ctx, provider.Request{Model: "m", Messages: hello}, func(ev provider.Event) {
@@ -316,7 +394,7 @@ func TestProvider(t *testing.T, connect Connect) {
 	t.Run("cancelled while waiting to retry", func(t *testing.T) {
 		srv := NewServer(Transcript{Replies: []Reply{{Status: 500}, {Text: "never"}}})
 		t.Cleanup(srv.Close)
-		p := connect(t, srv.URL, provider.Retry{Attempts: 3, Backoff: time.Hour, MaxWait: time.Hour})
+		p := connect(t, srv.URL, provider.Config{Retry: provider.Retry{Attempts: 3, Backoff: time.Hour, MaxWait: time.Hour}})
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		_, err := p.Stream(ctx, provider.Request{Model: "m", Messages: hello}, func(ev provider.Event) {

@@ -26,6 +26,7 @@ type Server struct {
 	mu       sync.Mutex
 	models   []string
 	replies  []Reply
+	taken    []bool // which replies were given
 	used     int
 	calls    int // tool call ids handed out
 	requests []Request
@@ -41,7 +42,7 @@ type Request struct {
 
 // NewServer starts a server that answers from t. Close it when done.
 func NewServer(t Transcript) *Server {
-	s := &Server{done: make(chan struct{}), models: t.Models, replies: t.Replies}
+	s := &Server{done: make(chan struct{}), models: t.Models, replies: t.Replies, taken: make([]bool, len(t.Replies))}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	return s
@@ -134,12 +135,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		f.fail(w, http.StatusBadRequest, "", "the fake provider only streams: set stream to true")
 		return
 	}
-	reply, calls, ok := s.next()
+	reply, calls, ok := s.next(body)
 	if !ok {
 		f.fail(w, http.StatusBadRequest, "", "the fake provider's transcript is exhausted: no reply left for this request")
 		return
 	}
 	if !s.wait(r, time.Duration(reply.DelayMS)*time.Millisecond) {
+		return
+	}
+	if reply.StallBeforeHeaders {
+		s.wait(r, -1)
 		return
 	}
 	if reply.Raw != "" {
@@ -155,9 +160,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case reply.Status != 0:
 		f.fail(w, reply.Status, reply.ErrorType, reply.Error)
 	default:
+		if reply.Usage == nil {
+			reply.Usage = estimateUsage(body, reply, calls)
+		}
 		stream := newEventWriter(w)
+		if reply.StallAfterEvents > 0 {
+			stream.left = reply.StallAfterEvents
+		}
 		f.stream(stream, reply, calls, req.Model, req.StreamOptions.IncludeUsage)
-		if reply.Hang {
+		if reply.Hang || reply.StallAfterEvents > 0 {
 			s.wait(r, -1)
 		}
 	}
@@ -172,14 +183,23 @@ func (s *Server) record(r *http.Request, body []byte) {
 	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
 }
 
-// next takes the next reply, with every tool call given an id.
-func (s *Server) next() (Reply, []Call, bool) {
+// next takes the first reply not yet given that fits the request's body
+// (see Reply.Match), with every tool call given an id.
+func (s *Server) next(body []byte) (Reply, []Call, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.used == len(s.replies) {
+	i := -1
+	for k, r := range s.replies {
+		if !s.taken[k] && (r.Match == "" || bytes.Contains(body, []byte(r.Match))) {
+			i = k
+			break
+		}
+	}
+	if i < 0 {
 		return Reply{}, nil, false
 	}
-	r := s.replies[s.used]
+	r := s.replies[i]
+	s.taken[i] = true
 	s.used++
 	calls := make([]Call, len(r.ToolCalls))
 	for i, c := range r.ToolCalls {
@@ -246,18 +266,24 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // An eventWriter writes server-sent events, flushing each as it goes.
 type eventWriter struct {
-	w http.ResponseWriter
+	w    http.ResponseWriter
+	left int // how many more events it writes; -1 for all
 }
 
 func newEventWriter(w http.ResponseWriter) *eventWriter {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	return &eventWriter{w}
+	http.NewResponseController(w).Flush()
+	return &eventWriter{w: w, left: -1}
 }
 
 // event writes one event; an empty name writes a data-only event.
 func (e *eventWriter) event(name string, data any) {
+	if e.left == 0 {
+		return
+	}
+	e.left--
 	var b bytes.Buffer
 	if name != "" {
 		fmt.Fprintf(&b, "event: %s\n", name)
@@ -315,4 +341,16 @@ func (r Reply) usage() Usage {
 		return *r.Usage
 	}
 	return Usage{InputTokens: 10, OutputTokens: 10}
+}
+
+// estimateUsage is the usage a reply without one reports: about a token
+// for every four bytes of the request and of the answer, as a real API
+// would count them roughly, so that a client's accounting has something
+// to go on.
+func estimateUsage(body []byte, r Reply, calls []Call) *Usage {
+	out := len(r.Text)
+	for _, c := range calls {
+		out += len(c.Name) + len(c.Arguments)
+	}
+	return &Usage{InputTokens: max(1, len(body)/4), OutputTokens: max(1, out/4)}
 }

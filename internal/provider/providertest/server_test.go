@@ -9,6 +9,11 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ikigai-tools/ikigai/internal/provider/sse"
 )
 
 func post(t *testing.T, url, body string) (int, string) {
@@ -36,15 +41,18 @@ func TestParseTranscript(t *testing.T) {
 		t.Errorf("parsed %+v", tr)
 	}
 	for bad, want := range map[string]string{
-		`{"replies":[{"txt":"typo"}]}`:                       `unknown field "txt"`,
-		`{"replies":[{"status":200}]}`:                       "reply 1: status 200 is not an HTTP error status",
-		`{"replies":[{"status":500,"text":"x"}]}`:            "reply 1: an error status goes with",
-		`{"replies":[{"raw":"x","text":"y"}]}`:               "reply 1: raw goes with",
-		`{"replies":[{"raw":"x","error":"y"}]}`:              "reply 1: raw goes with",
-		`{"replies":[{},{"tool_calls":[{"arguments":{}}]}]}`: "reply 2: tool call 1 has no name",
-		`{"replies":[{"delay_ms":-1}]}`:                      "delay_ms is negative",
-		`{"replies":[]} {}`:                                  "more than one JSON value",
-		`[]`:                                                 "cannot unmarshal array",
+		`{"replies":[{"txt":"typo"}]}`:                             `unknown field "txt"`,
+		`{"replies":[{"status":200}]}`:                             "reply 1: status 200 is not an HTTP error status",
+		`{"replies":[{"status":500,"text":"x"}]}`:                  "reply 1: an error status goes with",
+		`{"replies":[{"raw":"x","text":"y"}]}`:                     "reply 1: raw goes with",
+		`{"replies":[{"raw":"x","error":"y"}]}`:                    "reply 1: raw goes with",
+		`{"replies":[{},{"tool_calls":[{"arguments":{}}]}]}`:       "reply 2: tool call 1 has no name",
+		`{"replies":[{"delay_ms":-1}]}`:                            "delay_ms is negative",
+		`{"replies":[{"stall_after_events":-1}]}`:                  "stall_after_events is negative",
+		`{"replies":[{"status":500,"stall_before_headers":true}]}`: "reply 1: an error status goes with",
+		`{"replies":[{"raw":"x","stall_after_events":2}]}`:         "reply 1: raw goes with",
+		`{"replies":[]} {}`:                                        "more than one JSON value",
+		`[]`:                                                       "cannot unmarshal array",
 	} {
 		if _, err := ParseTranscript([]byte(bad)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want %q", bad, err, want)
@@ -173,6 +181,51 @@ func TestWriteRequests(t *testing.T) {
 	}
 }
 
+// A reply can stall before its headers, or after its first events, and
+// stays so until the client leaves.
+func TestStalls(t *testing.T) {
+	srv := NewServer(Transcript{Replies: []Reply{{StallBeforeHeaders: true}, {Text: "one two three", StallAfterEvents: 3}}})
+	defer srv.Close()
+	post := func(timeout time.Duration) (*http.Response, error) {
+		client := &http.Client{Transport: &http.Transport{ResponseHeaderTimeout: timeout}}
+		return client.Post(srv.URL+"/v1/messages", "application/json",
+			strings.NewReader(`{"model":"m","max_tokens":5,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	}
+	if _, err := post(100 * time.Millisecond); err == nil || !strings.Contains(err.Error(), "timeout awaiting response headers") {
+		t.Errorf("stall before headers: got %v, want no headers", err)
+	}
+
+	res, err := post(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	events := make(chan string)
+	go func() {
+		defer close(events)
+		stream := sse.NewReader(res.Body)
+		for {
+			ev, err := stream.Next()
+			if err != nil {
+				return
+			}
+			events <- ev.Type
+		}
+	}()
+	var got []string
+	for range 3 {
+		got = append(got, <-events)
+	}
+	if d := cmp.Diff([]string{"message_start", "ping", "content_block_start"}, got); d != "" {
+		t.Errorf("events before the stall (-want +got):\n%s", d)
+	}
+	select {
+	case ev, ok := <-events:
+		t.Errorf("after the stall: event %q (open %v), want none", ev, ok)
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
 // Close ends a reply that waits, whether before its answer or in the
 // middle of its stream, instead of waiting for it.
 func TestCloseEndsWaits(t *testing.T) {
@@ -195,4 +248,25 @@ func TestCloseEndsWaits(t *testing.T) {
 	srv.Close()
 	<-done
 	<-done
+}
+
+// A reply with match goes only to a request that holds it, whatever the
+// order the requests come in; one without goes to any.
+func TestMatch(t *testing.T) {
+	srv := NewServer(Transcript{Replies: []Reply{
+		{Match: "parent", Raw: "data: p1\n\n"},
+		{Match: "child", Raw: "data: c1\n\n"},
+		{Raw: "data: any\n\n"},
+		{Match: "parent", Raw: "data: p2\n\n"},
+	}})
+	defer srv.Close()
+	for _, tc := range []struct{ says, want string }{{"child", "data: c1\n\n"}, {"parent", "data: p1\n\n"}, {"parent", "data: any\n\n"}, {"parent", "data: p2\n\n"}} {
+		status, body := post(t, srv.URL+"/v1/chat/completions", `{"model":"m","stream":true,"messages":[{"role":"user","content":"`+tc.says+`"}]}`)
+		if status != 200 || body != tc.want {
+			t.Errorf("%s: got %d %q, want %q", tc.says, status, body, tc.want)
+		}
+	}
+	if status, _ := post(t, srv.URL+"/v1/chat/completions", `{"model":"m","stream":true,"messages":[{"role":"user","content":"child"}]}`); status != 400 || srv.Pending() != 0 {
+		t.Errorf("after the last reply: %d, %d pending", status, srv.Pending())
+	}
 }

@@ -42,14 +42,18 @@
 //	    {"status": 429, "error_type": "insufficient_quota"}, // the API's error type or code
 //	    {"text": "partial", "stream_error": "overloaded_error"}, // an error event after the content
 //	    {"text": "partial", "hang": true},  // the stream stays open until the client leaves
+//	    {"stall_before_headers": true},     // no response at all until the client leaves
+//	    {"text": "Hello", "stall_after_events": 2}, // the first 2 events, then silence until the client leaves
 //	    {"raw": "event: nonsense\n\n"},     // a response body sent as it is, as an event stream
 //	    {"status": 502, "raw": "<html>Bad Gateway</html>",  // any status and body: a proxy's page,
 //	     "headers": {"content-type": "text/html"}},          // a JSON document where a stream belongs
-//	    {"delay_ms": 200, "text": "late"}   // a wait before the response starts
+//	    {"delay_ms": 200, "text": "late"},  // a wait before the response starts
+//	    {"match": "You are agent-1", "text": "Done."} // only for a request whose body holds this
 //	  ]
 //	}
 //
-// Retries wait about a second by default; an error reply with
+// A request gets the first reply not yet given that fits it: without
+// "match", any. Retries wait about a second by default; an error reply with
 // "headers": {"retry-after-ms": "10"} keeps a test that retries fast.
 //
 // # Recorded requests
@@ -94,10 +98,16 @@ type Reply struct {
 	ErrorType string            `json:"error_type,omitempty"`
 	Headers   map[string]string `json:"headers,omitempty"`
 
-	StreamError string `json:"stream_error,omitempty"`
-	Hang        bool   `json:"hang,omitempty"`
-	Raw         string `json:"raw,omitempty"`
-	DelayMS     int    `json:"delay_ms,omitempty"`
+	StreamError        string `json:"stream_error,omitempty"`
+	Hang               bool   `json:"hang,omitempty"`
+	StallBeforeHeaders bool   `json:"stall_before_headers,omitempty"`
+	StallAfterEvents   int    `json:"stall_after_events,omitempty"`
+	Raw                string `json:"raw,omitempty"`
+	DelayMS            int    `json:"delay_ms,omitempty"`
+	// Match, if set, gives the reply only to a request whose body holds
+	// it: for conversations that run at once (a sub-agent in the
+	// background), whose requests come in no set order.
+	Match string `json:"match,omitempty"`
 }
 
 // A Call is a tool call in a reply.
@@ -149,12 +159,14 @@ func (r Reply) check() error {
 	switch {
 	case r.Status != 0 && (r.Status < 400 || r.Status > 599):
 		return fmt.Errorf("status %d is not an HTTP error status", r.Status)
-	case r.Status != 0 && (r.Text != "" || len(r.ToolCalls) > 0 || r.StreamError != "" || r.Hang):
+	case r.Status != 0 && (r.Text != "" || len(r.ToolCalls) > 0 || r.StreamError != "" || r.Hang || r.StallBeforeHeaders || r.StallAfterEvents != 0):
 		return fmt.Errorf("an error status goes with error, error_type, headers and raw only")
-	case r.Raw != "" && (r.Text != "" || len(r.ToolCalls) > 0 || r.StreamError != "" || r.Hang || r.Error != "" || r.ErrorType != ""):
-		return fmt.Errorf("raw goes with status, headers and delay_ms only")
+	case r.Raw != "" && (r.Text != "" || len(r.ToolCalls) > 0 || r.StreamError != "" || r.Hang || r.StallAfterEvents != 0 || r.Error != "" || r.ErrorType != ""):
+		return fmt.Errorf("raw goes with status, headers, delay_ms and stall_before_headers only")
 	case r.DelayMS < 0:
 		return fmt.Errorf("delay_ms is negative")
+	case r.StallAfterEvents < 0:
+		return fmt.Errorf("stall_after_events is negative")
 	}
 	for i, c := range r.ToolCalls {
 		if c.Name == "" {
