@@ -43,6 +43,11 @@ type Agent struct {
 	Policy *approval.Policy
 	// Timeout returns how long a call of the named tool may run.
 	Timeout func(tool string) time.Duration
+	// Inline returns how big a result of the named tool may be and still
+	// go to the model whole; a bigger one is kept in the conversation's
+	// Results directory and the model gets its head and tail. Nil means
+	// execute.DefaultInline.
+	Inline func(tool string) int
 	// MaxParallel bounds the read-only calls of one answer that run at
 	// once; 0 means the number of CPUs.
 	MaxParallel int
@@ -95,6 +100,11 @@ type Conversation struct {
 	// with the sub-agent's id, so that its transcript is saved with this
 	// conversation.
 	OnSubagent func(id string, m provider.Message)
+
+	// Results is the directory that keeps the tool results too big to
+	// give the model whole (made when first needed); "" keeps none, and
+	// the model gets only their head and tail.
+	Results string
 
 	reported   int // the tokens the last response reported for the messages
 	reportedAt int // how many messages they covered
@@ -464,6 +474,11 @@ func (a *Agent) call(ctx context.Context, reg *registry.Registry, c Call, readOn
 	start := now()
 	r.env = reg.Call(ctx, call.Name, req.Args, timeout)
 	r.elapsed = now().Sub(start)
+	inline := execute.DefaultInline
+	if a.Inline != nil {
+		inline = a.Inline(call.Name)
+	}
+	r.env = execute.Spill(r.env, inline, c.Conversation.Results, execute.SpillName(call.ID))
 	if a.Hooks.Has(hooks.PostTool) && ctx.Err() == nil {
 		res := a.hook(ctx, turn, hooks.Input{Event: hooks.PostTool, ToolName: call.Name, ToolInput: req.Args, ToolUseID: call.ID, ToolResponse: r.env.JSON()})
 		r.context = append(r.context, res.Context...)

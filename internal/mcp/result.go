@@ -55,7 +55,7 @@ func envelopeOf(name string, res *sdk.CallToolResult) execute.Envelope {
 	case err != nil:
 		return execute.Failed(execute.InvalidOutput, "Tool '%s' returned a result that cannot be encoded: %v", name, err)
 	case len(result) > execute.MaxStdout:
-		return execute.Failed(execute.OutputTooLarge, "Tool '%s' returned more than %d KiB", name, execute.MaxStdout>>10)
+		return execute.Failed(execute.OutputTooLarge, "Tool '%s' returned more than %d MiB", name, execute.MaxStdout>>20)
 	}
 	return execute.Succeeded(result)
 }

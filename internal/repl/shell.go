@@ -205,7 +205,7 @@ func (s *Shell) Resume(sess *session.Session) error {
 	}
 	s.writer, s.resumed, s.id = w, true, w.ID()
 	s.setSaving(w)
-	s.conv = &agent.Conversation{Messages: sess.Messages, OnAppend: s.save, OnCut: s.cut, OnCompact: s.compacted, OnSubagent: s.saveAgent}
+	s.conv = &agent.Conversation{Messages: sess.Messages, OnAppend: s.save, OnCut: s.cut, OnCompact: s.compacted, OnSubagent: s.saveAgent, Results: s.results(s.id)}
 	s.conv.AnswerInterrupted()
 	return s.saveErr
 }
@@ -341,11 +341,20 @@ func addCost(total *float64, c float64) *float64 {
 // conversation returns the current conversation, starting one if needed.
 func (s *Shell) conversation() *agent.Conversation {
 	if s.conv == nil {
-		s.conv = &agent.Conversation{OnAppend: s.save, OnCut: s.cut, OnCompact: s.compacted, OnSubagent: s.saveAgent}
 		s.started = time.Now()
 		s.id = session.NewID(s.started)
+		s.conv = &agent.Conversation{OnAppend: s.save, OnCut: s.cut, OnCompact: s.compacted, OnSubagent: s.saveAgent, Results: s.results(s.id)}
 	}
 	return s.conv
+}
+
+// results is where the session called id keeps tool results too big for
+// the model to take whole: "" when sessions are not kept.
+func (s *Shell) results(id string) string {
+	if s.Sessions == nil {
+		return ""
+	}
+	return s.Sessions.Results(id)
 }
 
 // hookSession is the conversation as the hooks are told of it.

@@ -52,6 +52,13 @@ func At(dir string) *Store { return &Store{dir: dir} }
 // Path returns the file the session called id is saved in.
 func (s *Store) Path(id string) string { return filepath.Join(s.dir, id+ext) }
 
+// Results returns the directory that keeps the session's tool results too
+// big to give the model whole; it goes when the session does.
+func (s *Store) Results(id string) string { return resultsOf(s.Path(id)) }
+
+// resultsOf returns the results directory of the session file at path.
+func resultsOf(path string) string { return strings.TrimSuffix(path, ext) + ".results" }
+
 // NewID returns a new session id: the start time to the second, which sorts
 // sessions by age, and a random suffix.
 func NewID(now time.Time) string {

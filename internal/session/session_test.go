@@ -169,11 +169,16 @@ func TestCut(t *testing.T) {
 	if diff := cmp.Diff([]provider.Message{conversation[0], conversation[3]}, read()); diff != "" {
 		t.Errorf("appended after the cut (-want +got):\n%s", diff)
 	}
+	if err := os.MkdirAll(s.Results("a"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Cut(0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "a.jsonl")); !os.IsNotExist(err) {
-		t.Errorf("a session cut to nothing is still there: %v", err)
+	for _, p := range []string{filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "a.results")} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("a session cut to nothing is still there: %v", err)
+		}
 	}
 	w.Append(conversation[0])
 	if diff := cmp.Diff(conversation[:1], read()); diff != "" {

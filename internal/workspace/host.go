@@ -174,6 +174,7 @@ func (h *Host) Agent(ctx context.Context, asker approval.Asker, observe func(age
 		Tools:         h.Tools,
 		Policy:        policy,
 		Timeout:       cfg.TimeoutFor,
+		Inline:        cfg.InlineFor,
 		MaxParallel:   cfg.MaxParallelTools,
 		Hooks:         h.hooks,
 		Observe: func(ev agent.Event) {
