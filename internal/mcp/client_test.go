@@ -206,7 +206,7 @@ func TestCall(t *testing.T) {
 		want       *regexp.Regexp
 	}{
 		{"mcp--t--echo", `{"text":"hi <b>"}`, regexp.MustCompile(`^\{"tool_success":true,"result":\{"pid":\d+,"said":"hi <b>"\}\}$`)},
-		{"mcp--t--lines", `{}`, regexp.MustCompile(`^\{"tool_success":true,"result":\{"output":"one\\ntwo","content":\[\{"type":"image","mimeType":"image/png","data":"UE5H"\}\]\}\}$`)},
+		{"mcp--t--lines", `{}`, regexp.MustCompile(`^\{"tool_success":true,"result":\{"output":"one\\ntwo","images":\[\{"media_type":"image/png","data":"UE5H"\}\]\}\}$`)},
 		{"mcp--t--fail", `{}`, regexp.MustCompile(`^\{"tool_success":true,"result":\{"error":"it went wrong","error_code":"TOOL_ERROR"\}\}$`)},
 		{"mcp--t--env", `{}`, regexp.MustCompile(`^\{"tool_success":true,"result":\{"output":"from the configuration"\}\}$`)},
 		// Big, but less than a tool may print: whole, for the agent to spill.

@@ -298,9 +298,9 @@ func (s *Shell) run(ctx context.Context, t turn) (*agent.Outcome, error) {
 		return nil, err
 	}
 	text := exp.Text
+	var images []provider.Image
 	for _, img := range exp.Images {
-		// Images go to the model once the providers carry them.
-		text += fmt.Sprintf("\n\n[image %s (%s, %d bytes) not sent: images are not supported yet]", img.Path, img.MediaType, len(img.Data))
+		images = append(images, provider.Image{Name: img.Path, MediaType: img.MediaType, Data: img.Data})
 	}
 	choice, err := s.Backend.Model(ctx)
 	if err != nil {
@@ -322,7 +322,7 @@ func (s *Shell) run(ctx context.Context, t turn) (*agent.Outcome, error) {
 	conv := s.conversation()
 	s.begin(ctx, conv)
 	a.Session = s.hookSession()
-	out, err := a.Run(ctx, conv, text)
+	out, err := a.Run(ctx, conv, text, images...)
 	if out != nil && out.Cost != nil {
 		s.cost = addCost(s.cost, *out.Cost)
 	}

@@ -277,8 +277,16 @@ type message struct {
 // not valid JSON and they must come back as they were.
 type part struct {
 	Text       *string     `json:"text,omitempty"`
+	Image      *image      `json:"image,omitempty"`
 	ToolCall   *toolCall   `json:"tool_call,omitempty"`
 	ToolResult *toolResult `json:"tool_result,omitempty"`
+}
+
+// image is a picture, its data in base64.
+type image struct {
+	Name      string `json:"name"`
+	MediaType string `json:"media_type"`
+	Data      []byte `json:"data"`
 }
 
 type toolCall struct {
@@ -288,9 +296,10 @@ type toolCall struct {
 }
 
 type toolResult struct {
-	CallID  string `json:"call_id"`
-	Content string `json:"content"`
-	IsError bool   `json:"is_error,omitempty"`
+	CallID  string  `json:"call_id"`
+	Content string  `json:"content"`
+	IsError bool    `json:"is_error,omitempty"`
+	Images  []image `json:"images,omitempty"`
 }
 
 func encode(m provider.Message) message {
@@ -300,10 +309,16 @@ func encode(m provider.Message) message {
 		case provider.Text:
 			s := string(p)
 			out.Parts = append(out.Parts, part{Text: &s})
+		case provider.Image:
+			out.Parts = append(out.Parts, part{Image: (*image)(&p)})
 		case provider.ToolCall:
 			out.Parts = append(out.Parts, part{ToolCall: &toolCall{p.ID, p.Name, string(p.Arguments)}})
 		case provider.ToolResult:
-			out.Parts = append(out.Parts, part{ToolResult: &toolResult{p.CallID, p.Content, p.IsError}})
+			r := &toolResult{CallID: p.CallID, Content: p.Content, IsError: p.IsError}
+			for _, img := range p.Images {
+				r.Images = append(r.Images, image(img))
+			}
+			out.Parts = append(out.Parts, part{ToolResult: r})
 		}
 	}
 	return out
@@ -315,17 +330,29 @@ func (m message) decode() (provider.Message, error) {
 	}
 	out := provider.Message{Role: m.Role}
 	for i, p := range m.Parts {
+		set := 0
+		for _, ok := range []bool{p.Text != nil, p.Image != nil, p.ToolCall != nil, p.ToolResult != nil} {
+			if ok {
+				set++
+			}
+		}
 		switch {
-		case p.Text != nil && p.ToolCall == nil && p.ToolResult == nil:
+		case set != 1:
+			return provider.Message{}, fmt.Errorf("part %d: want one of text, image, tool_call or tool_result", i+1)
+		case p.Text != nil:
 			out.Parts = append(out.Parts, provider.Text(*p.Text))
-		case p.ToolCall != nil && p.Text == nil && p.ToolResult == nil:
+		case p.Image != nil:
+			out.Parts = append(out.Parts, provider.Image(*p.Image))
+		case p.ToolCall != nil:
 			c := p.ToolCall
 			out.Parts = append(out.Parts, provider.ToolCall{ID: c.ID, Name: c.Name, Arguments: json.RawMessage(c.Arguments)})
-		case p.ToolResult != nil && p.Text == nil && p.ToolCall == nil:
-			r := p.ToolResult
-			out.Parts = append(out.Parts, provider.ToolResult{CallID: r.CallID, Content: r.Content, IsError: r.IsError})
 		default:
-			return provider.Message{}, fmt.Errorf("part %d: want one of text, tool_call or tool_result", i+1)
+			r := p.ToolResult
+			res := provider.ToolResult{CallID: r.CallID, Content: r.Content, IsError: r.IsError}
+			for _, img := range r.Images {
+				res.Images = append(res.Images, provider.Image(img))
+			}
+			out.Parts = append(out.Parts, res)
 		}
 	}
 	return out, nil

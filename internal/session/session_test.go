@@ -17,14 +17,15 @@ import (
 // conversation has every kind of part, arguments that are not JSON, and
 // text that is not valid UTF-8.
 var conversation = []provider.Message{
-	provider.UserText("List the files\nplease"),
+	{Role: provider.User, Parts: []provider.Part{provider.Text("List the files\nplease"), provider.Image{Name: "a.png", MediaType: "image/png", Data: []byte("\x89PNG")}}},
 	{Role: provider.Assistant, Parts: []provider.Part{
 		provider.Text("Looking."),
 		provider.ToolCall{ID: "call_1", Name: "bash", Arguments: json.RawMessage(`{"command": "ls"}`)},
 		provider.ToolCall{ID: "call_2", Name: "glob", Arguments: json.RawMessage(`{"pattern": "*.go"`)},
 	}},
 	{Role: provider.User, Parts: []provider.Part{
-		provider.ToolResult{CallID: "call_1", Content: `{"tool_success":true,"result":{"output":"a.go","exit_code":0}}`},
+		provider.ToolResult{CallID: "call_1", Content: `{"tool_success":true,"result":{"output":"a.go","exit_code":0}}`,
+			Images: []provider.Image{{Name: "bash", MediaType: "image/gif", Data: []byte("GIF89a")}}},
 		provider.ToolResult{CallID: "call_2", Content: `{"tool_success":false}`, IsError: true},
 	}},
 	{Role: provider.Assistant, Parts: []provider.Part{provider.Text("One file: a.go")}},
