@@ -227,9 +227,26 @@ func Parse(data []byte) (*Session, error) {
 	}
 	sess.head = int64(len(lines[0]) + 1)
 	end := sess.head
+	// The conversation starts at the last compaction: the messages before
+	// it are not decoded, but for the first (the title) and those of
+	// sub-agents. A compaction line ends so, as its last field is written;
+	// no string inside a line can hold those quotes unescaped.
+	last := 0
+	for i, line := range lines[1:] {
+		if bytes.HasSuffix(line, compactionEnd) {
+			last = i
+		}
+	}
 	for i, line := range lines[1:] {
 		if len(line) > maxLine {
 			return nil, fmt.Errorf("line %d: longer than %d MiB", i+2, maxLine>>20)
+		}
+		if i < last && sess.Title != "" && !bytes.HasPrefix(line, agentStart) {
+			end += int64(len(line) + 1)
+			if bytes.HasSuffix(line, compactionEnd) {
+				sess.Compactions++
+			}
+			continue
 		}
 		var m message
 		if err := json.Unmarshal(line, &m); err != nil {
@@ -259,6 +276,9 @@ func Parse(data []byte) (*Session, error) {
 	}
 	return sess, nil
 }
+
+// How a compaction's line ends, and a sub-agent's message's line starts.
+var compactionEnd, agentStart = []byte(`,"compaction":true}`), []byte(`{"agent":`)
 
 // message is a provider.Message as a line of a session file. A message
 // marked as a compaction starts the conversation again: it summarises

@@ -416,3 +416,56 @@ func TestAgentMessages(t *testing.T) {
 		t.Errorf("messages after continuing (-want +got):\n%s", diff)
 	}
 }
+
+// Reading a compacted session starts its conversation at the last
+// compaction, skimming what came before but for the title, the
+// compactions' count and the sub-agents' messages.
+func TestCompacted(t *testing.T) {
+	s := At(t.TempDir())
+	w := s.Create(meta("a", "/proj"))
+	summary := func(n string) []provider.Message {
+		return []provider.Message{provider.UserText("Summary " + n), conversation[3]}
+	}
+	sub := provider.UserText("Count the files")
+	steps := []func() error{
+		func() error { return w.Append(conversation[0]) },
+		func() error { return w.Append(conversation[1]) },
+		func() error { return w.Append(conversation[2]) },
+		func() error { return w.AppendAgent("agent-1", sub) },
+		func() error { return w.Compact(summary("1")) },
+		func() error { return w.Append(provider.UserText("more")) },
+		func() error { return w.Compact(summary("2")) },
+		func() error { return w.Append(provider.UserText("after")) },
+	}
+	for i, step := range steps {
+		if err := step(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	w.Close()
+	got, err := s.Open("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(summary("2"), provider.UserText("after"))
+	if diff := cmp.Diff(want, got.Messages); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+	if got.Compactions != 2 || got.Title != "List the files" || len(got.Agents) != 1 {
+		t.Errorf("compactions %d, title %q, agents %v", got.Compactions, got.Title, got.Agents)
+	}
+	// It goes on where it ended, and cuts where its messages end.
+	if w, err = s.Continue(got); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(provider.UserText("next")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Cut(len(want)); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if got, err = s.Open("a"); err != nil || !cmp.Equal(want, got.Messages) {
+		t.Errorf("after continuing and cutting: %v, %v", got.Messages, err)
+	}
+}
