@@ -95,6 +95,9 @@ type Shell struct {
 	cleared bool   // the conversation was started by /clear
 	saveErr error  // the first failure to save, reported once
 
+	modelList []string          // the provider's models, once asked
+	modelsOf  provider.Provider // the provider modelList is of
+
 	mu      sync.Mutex
 	pending []string        // warnings for the line under way
 	saving  *session.Writer // the writer, for sub-agents' messages, which come from other goroutines

@@ -1,8 +1,12 @@
 package anthropic_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -340,5 +344,32 @@ func TestImages(t *testing.T) {
 	}
 	if d := cmp.Diff(want, body.Messages); d != "" {
 		t.Errorf("messages (-want +got):\n%s", d)
+	}
+}
+
+func TestModels(t *testing.T) {
+	srv := providertest.NewServer(providertest.Transcript{Models: []string{"claude-opus-5", "claude-haiku-5"}})
+	defer srv.Close()
+	p, err := anthropic.New(anthropic.Config{APIKey: "test-key", BaseURL: srv.AnthropicURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	models, err := p.Models(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"claude-opus-5", "claude-haiku-5"}, models); d != "" {
+		t.Errorf("models (-want +got):\n%s", d)
+	}
+	got := srv.Requests()[0]
+	if got.Method != "GET" || got.Path != "/v1/models" || got.Header.Get("X-Api-Key") != "test-key" || got.Header.Get("Anthropic-Version") == "" {
+		t.Errorf("%s %s with headers %v", got.Method, got.Path, got.Header)
+	}
+	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "<html>") }))
+	defer bad.Close()
+	p, _ = anthropic.New(anthropic.Config{BaseURL: bad.URL})
+	var e *provider.Error
+	if _, err := p.Models(context.Background()); !errors.As(err, &e) || e.Kind != provider.BadResponse {
+		t.Errorf("a page that is not JSON: got %v, want a bad-response error", err)
 	}
 }
