@@ -278,6 +278,7 @@ type toolCall struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+	Signature string `json:"signature,omitempty"`
 }
 
 type toolResult struct {
@@ -294,7 +295,7 @@ func encode(m provider.Message) message {
 			s := string(p)
 			out.Parts = append(out.Parts, part{Text: &s})
 		case provider.ToolCall:
-			out.Parts = append(out.Parts, part{ToolCall: &toolCall{p.ID, p.Name, string(p.Arguments)}})
+			out.Parts = append(out.Parts, part{ToolCall: &toolCall{p.ID, p.Name, string(p.Arguments), p.Signature}})
 		case provider.ToolResult:
 			out.Parts = append(out.Parts, part{ToolResult: &toolResult{p.CallID, p.Content, p.IsError}})
 		}
@@ -313,7 +314,7 @@ func (m message) decode() (provider.Message, error) {
 			out.Parts = append(out.Parts, provider.Text(*p.Text))
 		case p.ToolCall != nil && p.Text == nil && p.ToolResult == nil:
 			c := p.ToolCall
-			out.Parts = append(out.Parts, provider.ToolCall{ID: c.ID, Name: c.Name, Arguments: json.RawMessage(c.Arguments)})
+			out.Parts = append(out.Parts, provider.ToolCall{ID: c.ID, Name: c.Name, Arguments: json.RawMessage(c.Arguments), Signature: c.Signature})
 		case p.ToolResult != nil && p.Text == nil && p.ToolCall == nil:
 			r := p.ToolResult
 			out.Parts = append(out.Parts, provider.ToolResult{CallID: r.CallID, Content: r.Content, IsError: r.IsError})

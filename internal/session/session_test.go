@@ -20,7 +20,7 @@ var conversation = []provider.Message{
 	provider.UserText("List the files\nplease"),
 	{Role: provider.Assistant, Parts: []provider.Part{
 		provider.Text("Looking."),
-		provider.ToolCall{ID: "call_1", Name: "bash", Arguments: json.RawMessage(`{"command": "ls"}`)},
+		provider.ToolCall{ID: "call_1", Name: "bash", Arguments: json.RawMessage(`{"command": "ls"}`), Signature: "c2lnbmF0dXJl"},
 		provider.ToolCall{ID: "call_2", Name: "glob", Arguments: json.RawMessage(`{"pattern": "*.go"`)},
 	}},
 	{Role: provider.User, Parts: []provider.Part{

@@ -15,6 +15,7 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/mcp"
 	"github.com/ikigai-tools/ikigai/internal/provider"
 	"github.com/ikigai-tools/ikigai/internal/provider/anthropic"
+	"github.com/ikigai-tools/ikigai/internal/provider/gemini"
 	"github.com/ikigai-tools/ikigai/internal/provider/openai"
 	"github.com/ikigai-tools/ikigai/internal/provider/pick"
 	"github.com/ikigai-tools/ikigai/internal/registry"
@@ -220,6 +221,8 @@ func (h *Host) ModelInfo(c *pick.Choice) provider.ModelInfo {
 		info = anthropic.Models.Lookup(c.Model)
 	case pick.OpenAI:
 		info = openai.Models.Lookup(c.Model)
+	case pick.Google:
+		info = gemini.Models.Lookup(c.Model)
 	}
 	cfg := h.w.Config
 	if cfg.ContextWindow > 0 {
