@@ -33,7 +33,7 @@ import (
 // Config is the merged settings. Zero values of Provider, Model, BaseURL and
 // MaxTokens mean the provider's own default.
 type Config struct {
-	Provider     string // "anthropic", "openai" or "openai-compatible"
+	Provider     string // "anthropic", "openai", "openai-compatible" or "google"
 	Model        string
 	BaseURL      string
 	MaxTokens    int
@@ -300,7 +300,7 @@ func (c *Config) set(d *decoder, doc map[string]json.RawMessage, scope Scope) {
 		raw := doc[key]
 		switch key {
 		case "provider":
-			d.enum(key, raw, &c.Provider, "anthropic", "openai", "openai-compatible")
+			d.enum(key, raw, &c.Provider, "anthropic", "openai", "openai-compatible", "google")
 		case "model":
 			d.string(key, raw, &c.Model)
 		case "base_url":

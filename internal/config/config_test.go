@@ -115,7 +115,7 @@ func TestFileErrors(t *testing.T) {
 			`~/.ikigai/config.json: "approval": want one of "ask", "auto", "read-only", "sandboxed", got "yolo"`,
 			`~/.ikigai/config.json: "max_tokens": want a whole number above 0, got 1.5`,
 			`~/.ikigai/config.json: "model": want a string, got 3`}, "\n")},
-		{"provider", `{"provider": "acme"}`, User, `~/.ikigai/config.json: "provider": want one of "anthropic", "openai", "openai-compatible", got "acme"`},
+		{"provider", `{"provider": "acme"}`, User, `~/.ikigai/config.json: "provider": want one of "anthropic", "openai", "openai-compatible", "google", got "acme"`},
 		{"negative timeout", `{"tool_timeout_seconds": -1}`, User, `~/.ikigai/config.json: "tool_timeout_seconds": want a number of seconds above 0, got -1`},
 		{"zero turns", `{"max_tool_turns": 0}`, User, `~/.ikigai/config.json: "max_tool_turns": want a whole number above 0, got 0`},
 		{"null", `{"model": null}`, User, `~/.ikigai/config.json: "model": want a string, got null`},

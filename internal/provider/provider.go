@@ -80,6 +80,10 @@ type ToolCall struct {
 	// "{}" when it sent none. A model can send malformed JSON; it is kept
 	// as sent so that the executor can reject it and the model can learn.
 	Arguments json.RawMessage
+	// Signature is what the API attached to the call for its own use
+	// (Gemini's thoughtSignature), sent back to it with the call; empty
+	// for none.
+	Signature string
 }
 
 // A ToolResult answers the ToolCall with the same ID.

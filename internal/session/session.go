@@ -313,6 +313,7 @@ type toolCall struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+	Signature string `json:"signature,omitempty"`
 }
 
 type toolResult struct {
@@ -332,7 +333,7 @@ func encode(m provider.Message) message {
 		case provider.Image:
 			out.Parts = append(out.Parts, part{Image: (*image)(&p)})
 		case provider.ToolCall:
-			out.Parts = append(out.Parts, part{ToolCall: &toolCall{p.ID, p.Name, string(p.Arguments)}})
+			out.Parts = append(out.Parts, part{ToolCall: &toolCall{p.ID, p.Name, string(p.Arguments), p.Signature}})
 		case provider.ToolResult:
 			r := &toolResult{CallID: p.CallID, Content: p.Content, IsError: p.IsError}
 			for _, img := range p.Images {
@@ -365,7 +366,7 @@ func (m message) decode() (provider.Message, error) {
 			out.Parts = append(out.Parts, provider.Image(*p.Image))
 		case p.ToolCall != nil:
 			c := p.ToolCall
-			out.Parts = append(out.Parts, provider.ToolCall{ID: c.ID, Name: c.Name, Arguments: json.RawMessage(c.Arguments)})
+			out.Parts = append(out.Parts, provider.ToolCall{ID: c.ID, Name: c.Name, Arguments: json.RawMessage(c.Arguments), Signature: c.Signature})
 		default:
 			r := p.ToolResult
 			res := provider.ToolResult{CallID: r.CallID, Content: r.Content, IsError: r.IsError}

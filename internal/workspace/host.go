@@ -16,6 +16,7 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/mcp"
 	"github.com/ikigai-tools/ikigai/internal/provider"
 	"github.com/ikigai-tools/ikigai/internal/provider/anthropic"
+	"github.com/ikigai-tools/ikigai/internal/provider/gemini"
 	"github.com/ikigai-tools/ikigai/internal/provider/openai"
 	"github.com/ikigai-tools/ikigai/internal/provider/pick"
 	"github.com/ikigai-tools/ikigai/internal/registry"
@@ -239,6 +240,8 @@ func (h *Host) ModelInfo(ctx context.Context, c *pick.Choice) provider.ModelInfo
 		info = openai.Models.Lookup(c.Model)
 	case pick.OpenAICompatible:
 		info = h.servedModel(ctx, c)
+	case pick.Google:
+		info = gemini.Models.Lookup(c.Model)
 	}
 	cfg := h.w.Config
 	if cfg.ContextWindow > 0 {
