@@ -81,12 +81,34 @@ type Session struct {
 	// Agents are the messages of the sub-agents' conversations, in the
 	// order they were written, each with its sub-agent's id.
 	Agents []AgentMessage
+	// Turns are the prompts of the conversation, in order, with the
+	// checkpoints of the files they changed, for rewinding.
+	Turns []Turn
 
 	path  string
 	size  int64   // the bytes up to the end of the last whole line
 	head  int64   // where the first line ends
 	start int64   // where Messages start: head, or the last compaction's line
 	ends  []int64 // where each message's line ends
+}
+
+// A Turn is one prompt of the conversation and what it did to the files.
+// It is recorded as a line after the turn's messages.
+type Turn struct {
+	// Prompt is the line the user sent.
+	Prompt string `json:"prompt"`
+	// Messages is how many messages of the conversation (since its last
+	// compaction) came before the turn's: cutting it back to that many
+	// rewinds it to just before the turn.
+	Messages int `json:"messages"`
+	// Before is the checkpoint of the files taken before the turn first
+	// changed any, After the one at its end; "" when it changed none (or
+	// checkpoints are off).
+	Before string `json:"before,omitempty"`
+	After  string `json:"after,omitempty"`
+	// Compacted says the conversation was compacted since the turn: only
+	// its files can be rewound.
+	Compacted bool `json:"-"`
 }
 
 // AgentMessage is a message of a sub-agent's conversation.
@@ -228,11 +250,20 @@ func Parse(data []byte) (*Session, error) {
 		if err := json.Unmarshal(line, &m); err != nil {
 			return nil, fmt.Errorf("line %d: %v", i+2, err)
 		}
+		end += int64(len(line) + 1)
+		if m.Turn != nil {
+			// The turn's line goes with its last message: cutting the
+			// conversation back to that message keeps it.
+			sess.Turns = append(sess.Turns, *m.Turn)
+			if len(sess.ends) > 0 {
+				sess.ends[len(sess.ends)-1] = end
+			}
+			continue
+		}
 		msg, err := m.decode()
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %v", i+2, err)
 		}
-		end += int64(len(line) + 1)
 		if m.Agent != "" {
 			sess.Agents = append(sess.Agents, AgentMessage{Agent: m.Agent, Message: msg})
 			continue
@@ -243,6 +274,9 @@ func Parse(data []byte) (*Session, error) {
 			clear(sess.Messages)
 			sess.Messages, sess.ends, sess.start = sess.Messages[:0], sess.ends[:0], end-int64(len(line)+1)
 			sess.Compactions++
+			for i := range sess.Turns {
+				sess.Turns[i].Compacted = true
+			}
 		}
 		if sess.Title == "" && !m.Compaction {
 			sess.Title = title(msg)
@@ -259,6 +293,8 @@ func Parse(data []byte) (*Session, error) {
 // is a sub-agent's, kept for the record: it is not part of the
 // conversation.
 type message struct {
+	// Turn, when set, makes the line a turn's record, not a message.
+	Turn       *Turn         `json:"turn,omitempty"`
 	Agent      string        `json:"agent,omitempty"`
 	Role       provider.Role `json:"role"`
 	Parts      []part        `json:"parts"`
