@@ -65,7 +65,7 @@ func Open(ctx context.Context, dir, work string, maxBytes int64) (*Repo, error) 
 	}
 	err := os.MkdirAll(filepath.Dir(dir), 0o700)
 	if err == nil {
-		_, err = r.git(ctx, "init", "--quiet", "--bare", dir)
+		_, err = r.git(ctx, "init", "--quiet", "--bare", "--template=", dir)
 	}
 	if err == nil {
 		// The user's own configuration must not turn snapshots into
@@ -229,7 +229,9 @@ func (r *Repo) git(ctx context.Context, args ...string) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
+		// git's last line says what stopped it.
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		msg := strings.TrimPrefix(lines[len(lines)-1], "fatal: ")
 		if msg == "" {
 			msg = err.Error()
 		}

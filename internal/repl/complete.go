@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,7 +29,7 @@ const maxPaths = 20000
 // may be completed to: each item replaces line[start:cursor]. It
 // completes /commands (the custom ones too, each with a space after it),
 // the argument of /tool (tool names), /load (skills), /model (the
-// provider's models) and /approval (modes), and @paths:
+// provider's models), /approval (modes) and /rewind (turns), and @paths:
 // the files and directories under the working directory, as git lists
 // them when it is a repository (so that what .gitignore ignores is left
 // out). No items means nothing completes.
@@ -65,6 +66,10 @@ func (s *Shell) Complete(line string, cursor int) (start int, items []string) {
 		names = s.models()
 	case "/approval":
 		names = []string{string(approval.Ask), string(approval.Auto), string(approval.ReadOnly), string(approval.Sandboxed)}
+	case "/rewind":
+		for i := range s.turns {
+			names = append(names, strconv.Itoa(i+1))
+		}
 	}
 	return start, prefixed(names, arg, "")
 }
