@@ -116,7 +116,7 @@ func TestRunRecordsEveryMessage(t *testing.T) {
 		t.Errorf("outcome %+v with %d messages", out, len(conv.Messages))
 	}
 	got := results(conv)["a"]
-	if want := (provider.ToolResult{CallID: "a", Content: `{"tool_success":true,"result":{"x":1}}`}); got != want {
+	if want := (provider.ToolResult{CallID: "a", Content: `{"tool_success":true,"result":{"x":1}}`}); !cmp.Equal(got, want) {
 		t.Errorf("result %+v, want %+v", got, want)
 	}
 }

@@ -34,7 +34,7 @@ import (
 // Config is the merged settings. Zero values of Provider, Model, BaseURL and
 // MaxTokens mean the provider's own default.
 type Config struct {
-	Provider     string // "anthropic", "openai" or "openai-compatible"
+	Provider     string // "anthropic", "openai", "openai-compatible" or "google"
 	Model        string
 	BaseURL      string
 	MaxTokens    int
@@ -78,6 +78,10 @@ type Config struct {
 	// byte before the request counts as stalled; zero means the
 	// provider's default.
 	StreamIdleTimeout time.Duration
+	// ResultInline is how big a tool's result may be, as the model gets
+	// it, and still go whole into the conversation; a bigger one is kept
+	// in a file and the model gets its head and tail (execute.Spill).
+	ResultInline int
 	// MaxResponseBytes caps one answer of the model: its text and its tool
 	// calls; zero means the provider's default.
 	MaxResponseBytes int
@@ -133,6 +137,8 @@ type Tool struct {
 	// Deferred keeps the tool out of requests until the model asks for
 	// it; nil: as the tool's deferredHint and the skills say.
 	Deferred *bool
+	// ResultInline is the tool's own Config.ResultInline; 0 for that.
+	ResultInline int
 }
 
 // MCPServer is an MCP server whose tools are offered to the model: a
@@ -167,6 +173,7 @@ func Default() *Config {
 		ToolTimeout:     execute.DefaultTimeout,
 		SchemaTimeout:   discovery.DefaultSchemaTimeout,
 		LogMaxBytes:     calllog.DefaultMaxBytes,
+		ResultInline:    execute.DefaultInline,
 		CheckpointMaxMB: checkpoint.DefaultMaxMB,
 
 		Sandbox:         string(sandbox.Off),
@@ -185,6 +192,15 @@ func (c *Config) TimeoutFor(name string) time.Duration {
 		return s.Timeout
 	}
 	return c.ToolTimeout
+}
+
+// InlineFor returns how big a result of the named tool may be and still go
+// to the model whole: its own limit, else ResultInline.
+func (c *Config) InlineFor(name string) int {
+	if t, ok := c.Tools[name]; ok && t.ResultInline > 0 {
+		return t.ResultInline
+	}
+	return c.ResultInline
 }
 
 // MCPServerOf returns the name of the configured MCP server the tool
@@ -289,7 +305,7 @@ func (c *Config) set(d *decoder, doc map[string]json.RawMessage, scope Scope) {
 		raw := doc[key]
 		switch key {
 		case "provider":
-			d.enum(key, raw, &c.Provider, "anthropic", "openai", "openai-compatible")
+			d.enum(key, raw, &c.Provider, "anthropic", "openai", "openai-compatible", "google")
 		case "model":
 			d.string(key, raw, &c.Model)
 		case "base_url":
@@ -342,6 +358,8 @@ func (c *Config) set(d *decoder, doc map[string]json.RawMessage, scope Scope) {
 			d.int(key, raw, &c.MaxParallelTools)
 		case "stream_idle_timeout_seconds":
 			d.seconds(key, raw, &c.StreamIdleTimeout)
+		case "tool_result_inline_bytes":
+			d.int(key, raw, &c.ResultInline)
 		case "max_response_bytes":
 			d.int(key, raw, &c.MaxResponseBytes)
 		case "hooks":

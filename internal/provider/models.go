@@ -17,6 +17,8 @@ type ModelInfo struct {
 	Window int
 	// Price is what the model costs; nil when unknown.
 	Price *Price
+	// TextOnly: the model reads no images.
+	TextOnly bool
 }
 
 // Price is what a model costs, in US dollars per million tokens.

@@ -54,6 +54,9 @@ func (s *Server) AnthropicURL() string { return s.URL }
 // OpenAIURL is the base URL for an OpenAI client.
 func (s *Server) OpenAIURL() string { return s.URL + "/v1" }
 
+// GeminiURL is the base URL for a Gemini client.
+func (s *Server) GeminiURL() string { return s.URL }
+
 // Close ends any hanging stream and shuts the server down.
 func (s *Server) Close() {
 	select {
@@ -104,7 +107,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	s.record(r, body)
 	var f format
+	model, isGemini := geminiRoute(r.URL.Path)
 	switch {
+	case r.Method == http.MethodPost && isGemini:
+		f = gemini{}
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
 		f = anthropic{}
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
@@ -131,12 +137,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		f.fail(w, http.StatusBadRequest, "", "the body is not JSON: "+err.Error())
 		return
 	}
+	if isGemini {
+		req.Model, req.Stream = model, r.URL.Query().Get("alt") == "sse"
+	}
 	if msg := f.check(body); msg != "" {
 		f.fail(w, http.StatusBadRequest, "", msg)
 		return
 	}
 	if !req.Stream {
-		f.fail(w, http.StatusBadRequest, "", "the fake provider only streams: set stream to true")
+		f.fail(w, http.StatusBadRequest, "", "the fake provider only streams: set stream to true (Gemini: streamGenerateContent?alt=sse)")
 		return
 	}
 	reply, calls, ok := s.next(body)
