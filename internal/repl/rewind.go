@@ -173,8 +173,7 @@ func (s *Shell) rewind(ctx context.Context, arg string) (Result, error) {
 	}
 	res := Result{}
 	if what != "files" {
-		s.conv.Messages = s.conv.Messages[:t.Messages]
-		s.cut(t.Messages)
+		s.conv.Cut(t.Messages) // and the session's file with it
 		s.turns = s.turns[:n-1]
 		out = append(out, fmt.Sprintf("The conversation is back to before turn %d; its prompt is back at the prompt.", n))
 		res.Prompt = t.Prompt
