@@ -305,7 +305,8 @@ func (s *Shell) clear(ctx context.Context, _ string) (Result, error) {
 	s.End(ctx, "clear")
 	s.Close()
 	s.conv, s.writer, s.resumed, s.saveErr = nil, nil, false, nil
-	s.turns, s.repo, s.checkpointsOff = nil, nil, false
+	s.setTurns(nil)
+	s.repo, s.checkpointsOff = nil, false
 	s.cleared = true
 	s.setSaving(nil)
 	if saved == "" {

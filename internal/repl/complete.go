@@ -67,7 +67,10 @@ func (s *Shell) Complete(line string, cursor int) (start int, items []string) {
 	case "/approval":
 		names = []string{string(approval.Ask), string(approval.Auto), string(approval.ReadOnly), string(approval.Sandboxed)}
 	case "/rewind":
-		for i := range s.turns {
+		s.mu.Lock()
+		n := len(s.turns)
+		s.mu.Unlock()
+		for i := range n {
 			names = append(names, strconv.Itoa(i+1))
 		}
 	}
@@ -113,18 +116,23 @@ func (s *Shell) listModels(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.modelList != nil && s.modelsOf == c.Provider {
-		return s.modelList, nil
+	s.mu.Lock()
+	list, of := s.modelList, s.modelsOf
+	s.mu.Unlock()
+	if list != nil && of == c.Provider {
+		return list, nil
 	}
 	lister, ok := c.Provider.(provider.ModelLister)
 	if !ok {
 		return nil, nil
 	}
-	list, err := lister.Models(ctx)
+	list, err = lister.Models(ctx)
 	if err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
 	s.modelList, s.modelsOf = list, c.Provider
+	s.mu.Unlock()
 	return list, nil
 }
 

@@ -44,10 +44,17 @@ func (s *Shell) endTurn(ctx context.Context, conv *agent.Conversation, t *sessio
 	if t.Before == "" && len(conv.Messages) <= t.Messages {
 		return // a failed run, taken out, that changed nothing
 	}
-	s.turns = append(s.turns, *t)
+	s.setTurns(append(s.turns, *t))
 	if s.writer != nil && s.saveErr == nil {
 		s.failed(s.writer.Turn(*t))
 	}
+}
+
+// setTurns sets the turns; Complete reads them while a line runs.
+func (s *Shell) setTurns(turns []session.Turn) {
+	s.mu.Lock()
+	s.turns = turns
+	s.mu.Unlock()
 }
 
 // readOnly reports whether the tool called name says it changes nothing.
@@ -174,7 +181,7 @@ func (s *Shell) rewind(ctx context.Context, arg string) (Result, error) {
 	res := Result{}
 	if what != "files" {
 		s.conv.Cut(t.Messages) // and the session's file with it
-		s.turns = s.turns[:n-1]
+		s.setTurns(s.turns[:n-1])
 		out = append(out, fmt.Sprintf("The conversation is back to before turn %d; its prompt is back at the prompt.", n))
 		res.Prompt = t.Prompt
 	}

@@ -103,17 +103,16 @@ type Shell struct {
 	cleared bool   // the conversation was started by /clear
 	saveErr error  // the first failure to save, reported once
 
-	turns          []session.Turn   // the conversation's turns, for /rewind
+	turns          []session.Turn   // the conversation's turns, for /rewind; set under mu
 	turn           *session.Turn    // the turn under way
 	repo           *checkpoint.Repo // the session's checkpoints, once made
 	checkpointsOff bool             // checkpoints failed, or outgrew the cap: none for the session
 
+	mu        sync.Mutex
 	modelList []string          // the provider's models, once asked
 	modelsOf  provider.Provider // the provider modelList is of
-
-	mu      sync.Mutex
-	pending []string        // warnings for the line under way
-	saving  *session.Writer // the writer, for sub-agents' messages, which come from other goroutines
+	pending   []string          // warnings for the line under way
+	saving    *session.Writer   // the writer, for sub-agents' messages, which come from other goroutines
 }
 
 // Result is what a line did.
@@ -225,7 +224,7 @@ func (s *Shell) Resume(sess *session.Session) error {
 		return err
 	}
 	s.writer, s.resumed, s.id = w, true, w.ID()
-	s.turns = sess.Turns
+	s.setTurns(sess.Turns)
 	s.setSaving(w)
 	s.conv = &agent.Conversation{Messages: sess.Messages, OnAppend: s.save, OnCut: s.cut, OnCompact: s.compacted, OnSubagent: s.saveAgent, Results: s.results(s.id)}
 	s.conv.AnswerInterrupted()
