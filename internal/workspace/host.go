@@ -300,6 +300,9 @@ func (h *Host) Shell(r Resume) (*repl.Shell, error) {
 	w := h.w
 	store := w.Sessions()
 	s := &repl.Shell{Backend: h, Dir: w.Dir, Home: w.Home, Skills: w.SkillDirs(), Sessions: store, LogDir: w.LogDir(), Hooks: h.hooks, Commands: w.CommandDirs()}
+	if dir := w.Checkpoints(); dir != "" {
+		s.Checkpoints, s.CheckpointMax = dir, int64(w.Config.CheckpointMaxMB)*1_000_000
+	}
 	h.shells = append(h.shells, s)
 	if h.api != nil {
 		s.Jobs = h.api.Jobs
@@ -358,5 +361,6 @@ func (h *Host) ask(ctx context.Context, r Resume, prompt string, rep agent.Repor
 		return nil, err
 	}
 	s.Observe, s.Warn = rep.Event, rep.Warn
+	s.Checkpoints = "" // a run nobody rewinds
 	return s.Prompt(ctx, prompt)
 }
