@@ -272,6 +272,16 @@ type part struct {
 	Text       *string     `json:"text,omitempty"`
 	ToolCall   *toolCall   `json:"tool_call,omitempty"`
 	ToolResult *toolResult `json:"tool_result,omitempty"`
+	Thinking   *thinking   `json:"thinking,omitempty"`
+}
+
+// thinking is the model's reasoning, with what its API needs to take it
+// back.
+type thinking struct {
+	Provider  string `json:"provider"`
+	Text      string `json:"text,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Redacted  string `json:"redacted,omitempty"`
 }
 
 type toolCall struct {
@@ -298,6 +308,8 @@ func encode(m provider.Message) message {
 			out.Parts = append(out.Parts, part{ToolCall: &toolCall{p.ID, p.Name, string(p.Arguments), p.Signature}})
 		case provider.ToolResult:
 			out.Parts = append(out.Parts, part{ToolResult: &toolResult{p.CallID, p.Content, p.IsError}})
+		case provider.Thinking:
+			out.Parts = append(out.Parts, part{Thinking: &thinking{p.Provider, p.Text, p.Signature, p.Redacted}})
 		}
 	}
 	return out
@@ -309,6 +321,11 @@ func (m message) decode() (provider.Message, error) {
 	}
 	out := provider.Message{Role: m.Role}
 	for i, p := range m.Parts {
+		if p.Thinking != nil && p.Text == nil && p.ToolCall == nil && p.ToolResult == nil {
+			t := p.Thinking
+			out.Parts = append(out.Parts, provider.Thinking{Provider: t.Provider, Text: t.Text, Signature: t.Signature, Redacted: t.Redacted})
+			continue
+		}
 		switch {
 		case p.Text != nil && p.ToolCall == nil && p.ToolResult == nil:
 			out.Parts = append(out.Parts, provider.Text(*p.Text))
@@ -319,7 +336,7 @@ func (m message) decode() (provider.Message, error) {
 			r := p.ToolResult
 			out.Parts = append(out.Parts, provider.ToolResult{CallID: r.CallID, Content: r.Content, IsError: r.IsError})
 		default:
-			return provider.Message{}, fmt.Errorf("part %d: want one of text, tool_call or tool_result", i+1)
+			return provider.Message{}, fmt.Errorf("part %d: want one of text, tool_call, tool_result or thinking", i+1)
 		}
 	}
 	return out, nil

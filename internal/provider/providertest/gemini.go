@@ -135,7 +135,8 @@ func geminiError(status int, typ, msg string) obj {
 	return e
 }
 
-func (gemini) stream(w *eventWriter, r Reply, calls []Call, model string, _ bool) {
+func (gemini) stream(w *eventWriter, r Reply, calls []Call, q query) {
+	model := q.model
 	u := r.usage()
 	usage := obj{"promptTokenCount": u.InputTokens, "totalTokenCount": u.InputTokens}
 	chunk := func(parts []obj, finish string, last bool) obj {
@@ -145,13 +146,19 @@ func (gemini) stream(w *eventWriter, r Reply, calls []Call, model string, _ bool
 		}
 		c := obj{"candidates": []obj{cand}, "usageMetadata": usage, "modelVersion": model, "responseId": "resp_fake"}
 		if last {
+			thoughts := len(r.Thinking) / 4
 			c["usageMetadata"] = obj{"promptTokenCount": u.InputTokens, "candidatesTokenCount": u.OutputTokens,
-				"totalTokenCount": u.InputTokens + u.OutputTokens}
+				"thoughtsTokenCount": thoughts, "totalTokenCount": u.InputTokens + u.OutputTokens + thoughts}
 		}
 		return c
 	}
 	// The first chunk carries no text yet, as when the model starts.
 	w.event("", chunk([]obj{{"text": ""}}, "", false))
+	if q.thinking {
+		for _, word := range words(r.Thinking) {
+			w.event("", chunk([]obj{{"text": word, "thought": true}}, "", false))
+		}
+	}
 	for _, word := range words(r.Text) {
 		w.event("", chunk([]obj{{"text": word}}, "", false))
 	}
