@@ -285,8 +285,8 @@ type event struct {
 		Text     string `json:"text"`
 		Thinking string `json:"thinking"`
 		Data     string `json:"data"`
-		ID   string `json:"id"`
-		Name string `json:"name"`
+		ID       string `json:"id"`
+		Name     string `json:"name"`
 	} `json:"content_block"`
 	// content_block_delta, message_delta
 	Delta struct {

@@ -288,7 +288,7 @@ type chunk struct {
 			// (DeepSeek, vLLM, llama.cpp), reasoning (Ollama, OpenRouter).
 			ReasoningContent string `json:"reasoning_content"`
 			Reasoning        string `json:"reasoning"`
-			ToolCalls []struct {
+			ToolCalls        []struct {
 				Index    int64  `json:"index"`
 				ID       string `json:"id"`
 				Function struct {
