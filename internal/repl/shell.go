@@ -83,6 +83,9 @@ type Shell struct {
 	// Jobs lists the session's background jobs, for /jobs; nil when there
 	// can be none.
 	Jobs func() []host.Job
+	// Reasoning is how much the model thinks in this session: the
+	// configured setting, until /reasoning changes it.
+	Reasoning provider.Reasoning
 
 	conv    *agent.Conversation
 	cost    *float64 // what the session's requests cost, when the price is known
@@ -319,6 +322,7 @@ func (s *Shell) run(ctx context.Context, t turn) (*agent.Outcome, error) {
 		a.Provider, a.Model = c.Provider, c.Model
 	}
 	a.Allowed = t.allowed
+	a.Reasoning = s.Reasoning
 	conv := s.conversation()
 	s.begin(ctx, conv)
 	a.Session = s.hookSession()
