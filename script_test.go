@@ -389,6 +389,9 @@ func jsonget(ts *testscript.TestScript, neg bool, args []string) {
 			}
 		case []any:
 			i, err := strconv.Atoi(key)
+			if i < 0 {
+				i += len(node) // -1 is the last
+			}
 			if err != nil || i < 0 || i >= len(node) {
 				ts.Fatalf("jsonget: no index %q (of %d) in %s", key, len(node), args[1])
 			}

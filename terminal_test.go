@@ -328,7 +328,7 @@ func TestTerminalPromptAndApproval(t *testing.T) {
 	tm.typ("Put a greeting in greeting.txt\r")
 	tm.waitFor("> Put a greeting in greeting.txt", "I will write the greeting.",
 		`→ file_write: content="Hello\nWorld\n" file_path="greeting.txt"`,
-		"→ file_write: greeting.txt\n+ Hello\n+ World\nAllow this call? y yes · n no · a always, for this session")
+		"→ file_write: greeting.txt (a new file)\n@@ -0,0 +1,2 @@\n+ 1 │ Hello\n+ 2 │ World\nAllow this call? y yes · n no · a always, for this session")
 	if _, err := os.Stat(filepath.Join(s.dir, "greeting.txt")); err == nil {
 		t.Fatal("the file was written before the call was approved")
 	}
@@ -580,9 +580,10 @@ func TestTerminalTallQuestion(t *testing.T) {
 	tm := s.start()
 	tm.waitFor("/help for commands")
 	tm.typ("Run it\r")
-	tm.waitFor(`    echo payload \u202eevil\x1b[2J\x00` + "\nThe call above is 62 lines long: scroll back to see all of it.\n" +
+	tm.waitFor(`    echo payload \u202eevil\x1b[2J\x00` + "\nThe call above is 61 lines long: scroll back to see all of it.\n" +
 		"Allow this call? y yes · n no · a always, for this session")
-	if h := tm.history(); !strings.Contains(h, "→ bash:\n  command: echo harmless\n"+strings.Repeat("\n", 59)+`    echo payload`) {
+	// The call's line names the tool; the question does not say it again.
+	if h := tm.history(); !strings.Contains(h, "\n  command: echo harmless\n"+strings.Repeat("\n", 59)+`    echo payload`) || strings.Contains(h, "→ bash:\n") {
 		t.Errorf("the scrollback does not hold the whole call:\n%s", h)
 	}
 	tm.typ("n")
@@ -594,6 +595,38 @@ func TestTerminalTallQuestion(t *testing.T) {
 	tm.waitFor("← bash: TOOL_CANCELLED: Tool 'bash' was cancelled before it started\nCancelled.\n> Ask anything")
 	if _, err := os.Stat(filepath.Join(s.dir, "mark")); err == nil {
 		t.Error("the cancelled call ran")
+	}
+	tm.typ("\x04")
+	if code := tm.exit(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+}
+
+// A file_edit is asked about as the diff it would make to the file, with
+// line numbers; "t" refuses it with a reason the model gets.
+func TestTerminalDiffApproval(t *testing.T) {
+	s := newSession(t,
+		providertest.Reply{ToolCalls: []providertest.Call{
+			toolCall("toolu_1", "file_edit", map[string]string{"file_path": "notes.txt", "old_string": "five", "new_string": "FIVE"}),
+		}},
+		providertest.Reply{Text: "I will leave it."},
+	)
+	s.file(filepath.Join(s.dir, "notes.txt"), "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\n", 0o644)
+	tm := s.start()
+	tm.waitFor("/help for commands")
+	tm.typ("Shout five\r")
+	tm.waitFor("→ file_edit: notes.txt\n@@ -2,7 +2,7 @@\n  2 │ two\n  3 │ three\n  4 │ four\n- 5 │ five\n+ 5 │ FIVE\n  6 │ six\n  7 │ seven\n  8 │ eight\n" +
+		"Allow this call? y yes · n no · a always, for this session · t no, and tell the model why")
+	tm.typ("t")
+	tm.waitFor("Tell the model why")
+	tm.typ("numbers stay lower case\r")
+	tm.waitFor("← file_edit: TOOL_DENIED", "I will leave it.")
+	reqs := s.srv.Requests()
+	if body := string(reqs[len(reqs)-1].Body); !strings.Contains(body, "the user refused this call and says: numbers stay lower case") {
+		t.Errorf("the model was not told why: %s", body)
+	}
+	if data, _ := os.ReadFile(filepath.Join(s.dir, "notes.txt")); strings.Contains(string(data), "FIVE") {
+		t.Error("the refused edit was made")
 	}
 	tm.typ("\x04")
 	if code := tm.exit(); code != 0 {

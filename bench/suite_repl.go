@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/creack/pty"
@@ -67,12 +68,18 @@ func benchREPLStart(b *bench) error {
 // long it ran. After the last mark it sends Ctrl-D and waits for the
 // process to end.
 func ptyTime(env []string, dir string, argv []string, marks ...string) ([]time.Duration, error) {
+	times, _, err := ptyRun(env, dir, argv, marks...)
+	return times, err
+}
+
+// ptyRun is ptyTime that also returns the process's peak RSS, in KiB.
+func ptyRun(env []string, dir string, argv []string, marks ...string) ([]time.Duration, int64, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir = env, dir
 	start := time.Now()
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
 	var times []time.Duration
@@ -88,7 +95,7 @@ func ptyTime(env []string, dir string, argv []string, marks ...string) ([]time.D
 		if err != nil && len(times) < len(marks) {
 			cmd.Process.Kill()
 			cmd.Wait()
-			return nil, fmt.Errorf("%v: %q did not appear (%v); the output was %q", argv, marks[len(times)], err, out)
+			return nil, 0, fmt.Errorf("%v: %q did not appear (%v); the output was %.2000q", argv, marks[len(times)], err, out)
 		}
 	}
 	if len(marks) > 0 {
@@ -106,5 +113,9 @@ func ptyTime(env []string, dir string, argv []string, marks ...string) ([]time.D
 	if len(marks) == 0 {
 		times = append(times, time.Since(start))
 	}
-	return times, err
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss
+	}
+	return times, rss, err
 }

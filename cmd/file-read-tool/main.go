@@ -23,11 +23,18 @@ type params struct {
 }
 
 type result struct {
-	Output     string `json:"output" description:"The lines as they are in the file, newlines included, invalid UTF-8 replaced"`
-	LinesRead  int    `json:"lines_read,omitempty" description:"How many lines output holds"`
-	TotalLines int    `json:"total_lines,omitempty" description:"How many lines the file has, when known"`
-	Truncated  bool   `json:"truncated,omitempty" description:"The result's size limit ended the read before what was asked for"`
-	NextOffset int    `json:"next_offset,omitempty" description:"The offset to continue reading from; absent at the end of the file"`
+	Output     string  `json:"output" description:"The lines as they are in the file, newlines included, invalid UTF-8 replaced"`
+	LinesRead  int     `json:"lines_read,omitempty" description:"How many lines output holds"`
+	TotalLines int     `json:"total_lines,omitempty" description:"How many lines the file has, when known"`
+	Truncated  bool    `json:"truncated,omitempty" description:"The result's size limit ended the read before what was asked for"`
+	NextOffset int     `json:"next_offset,omitempty" description:"The offset to continue reading from; absent at the end of the file"`
+	Images     []image `json:"images,omitempty" description:"An image file's picture, which the model sees"`
+}
+
+// image is a picture as the protocol carries it in a result.
+type image struct {
+	MediaType string `json:"media_type"`
+	Data      []byte `json:"data"` // base64 in JSON
 }
 
 const (
@@ -39,11 +46,26 @@ const (
 var tool = toolsdk.New(toolsdk.Schema{
 	Name: "file_read",
 	Description: "Read a text file. Returns its content exactly, without line numbers. Large files come back in parts: " +
-		"pass offset (a 1-based line number) and limit (a number of lines) to read a window, and continue from next_offset.",
+		"pass offset (a 1-based line number) and limit (a number of lines) to read a window, and continue from next_offset. " +
+		"An image (PNG, JPEG, GIF, WebP) comes back as the picture itself.",
 	Annotations: &toolsdk.Annotations{ReadOnlyHint: true},
 }, run)
 
 func main() { tool.Main() }
+
+// readImage returns the image file f, of the media type t, for the model
+// to see.
+func readImage(f io.ReaderAt, size int64, path, t string) (result, error) {
+	if size > files.MaxImage {
+		return result{}, &toolsdk.Error{Code: files.CodeFileTooLarge, Op: op, Path: path,
+			Reason: fmt.Sprintf("the image is %.1f MiB, more than the %d MiB a model takes", float64(size)/(1<<20), files.MaxImage>>20)}
+	}
+	data := make([]byte, size)
+	if _, err := f.ReadAt(data, 0); err != nil && err != io.EOF {
+		return result{}, files.Error(files.CodeReadFailed, op, path, err)
+	}
+	return result{Output: fmt.Sprintf("An image (%s, %d bytes): the model sees it.", t, size), Images: []image{{MediaType: t, Data: data}}}, nil
+}
 
 func run(ctx context.Context, p params) (result, error) {
 	if err := files.CheckPath(op, p.FilePath); err != nil {
@@ -70,6 +92,9 @@ func run(ctx context.Context, p params) (result, error) {
 	n, err := f.ReadAt(probe, 0)
 	if err != nil && err != io.EOF {
 		return result{}, files.Error(files.CodeReadFailed, op, p.FilePath, err)
+	}
+	if t := files.ImageType(probe[:n]); t != "" && whole {
+		return readImage(f, info.Size(), p.FilePath, t)
 	}
 	if i := files.BinaryOffset(probe[:n]); i >= 0 {
 		return result{}, &toolsdk.Error{Code: files.CodeBinaryFile, Op: op, Path: p.FilePath,

@@ -46,6 +46,14 @@ type Agent struct {
 	Policy *approval.Policy
 	// Timeout returns how long a call of the named tool may run.
 	Timeout func(tool string) time.Duration
+	// NoImages, when set, says why the model takes no images: each is
+	// sent as a line of text saying so instead (provider.WithoutImages).
+	NoImages string
+	// Inline returns how big a result of the named tool may be and still
+	// go to the model whole; a bigger one is kept in the conversation's
+	// Results directory and the model gets its head and tail. Nil means
+	// execute.DefaultInline.
+	Inline func(tool string) int
 	// MaxParallel bounds the read-only calls of one answer that run at
 	// once; 0 means the number of CPUs.
 	MaxParallel int
@@ -98,6 +106,11 @@ type Conversation struct {
 	// with the sub-agent's id, so that its transcript is saved with this
 	// conversation.
 	OnSubagent func(id string, m provider.Message)
+
+	// Results is the directory that keeps the tool results too big to
+	// give the model whole (made when first needed); "" keeps none, and
+	// the model gets only their head and tail.
+	Results string
 
 	reported   int // the tokens the last response reported for the messages
 	reportedAt int // how many messages they covered
@@ -199,8 +212,9 @@ type Context struct {
 	Window int `json:"window"` // 0 when unknown
 }
 
-// Run adds prompt to the conversation as the user's message and runs the
-// model and its tool calls until the model stops asking for tools.
+// Run adds prompt to the conversation as the user's message, with the
+// images it attaches, and runs the model and its tool calls until the
+// model stops asking for tools.
 //
 // Every message is appended to conv as it is complete: the prompt, each
 // answer of the model, each set of tool results. A run that fails is taken
@@ -211,7 +225,7 @@ type Context struct {
 // cancellation while tools run still records their (TOOL_CANCELLED)
 // results, so conv always answers every tool call it holds. The error is
 // the provider's *provider.Error, the context's error, or one from Tools.
-func (a *Agent) Run(ctx context.Context, conv *Conversation, prompt string) (out *Outcome, err error) {
+func (a *Agent) Run(ctx context.Context, conv *Conversation, prompt string, images ...provider.Image) (out *Outcome, err error) {
 	ctx, emit := a.emitter(ctx)
 	before := len(conv.Messages)
 	defer func() {
@@ -223,6 +237,9 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, prompt string) (out
 	msg, err := a.promptMessage(ctx, prompt)
 	if err != nil {
 		return out, err
+	}
+	for _, img := range images {
+		msg.Parts = append(msg.Parts, img)
 	}
 	conv.append(msg)
 	maxTurns := a.MaxToolTurns
@@ -264,7 +281,7 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, prompt string) (out
 			req := provider.Request{
 				Model:     a.Model,
 				System:    a.System,
-				Messages:  conv.Messages,
+				Messages:  a.messages(conv),
 				Tools:     tools,
 				MaxTokens: a.MaxTokens,
 				Reasoning: a.Reasoning,
@@ -281,14 +298,21 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, prompt string) (out
 				}
 			})
 			// A request too long for the model is compacted and sent
-			// again, once.
-			if err == nil || compacted || !promptTooLong(err) {
-				break
+			// again, once; one with images the model refused is sent
+			// again with a line of text for each.
+			switch {
+			case err == nil:
+			case !compacted && promptTooLong(err):
+				compacted = true
+				if cerr := compact(turn, "the model refused a request that long"); cerr != nil {
+					return out, errors.Join(err, cerr)
+				}
+				continue
+			case a.NoImages == "" && imagesRefused(err, req.Messages):
+				a.NoImages = "the model refused images (" + err.Error() + ")"
+				continue
 			}
-			compacted = true
-			if cerr := compact(turn, "the model refused a request that long"); cerr != nil {
-				return out, errors.Join(err, cerr)
-			}
+			break
 		}
 		if err != nil {
 			return out, err
@@ -326,6 +350,15 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, prompt string) (out
 			return out, nil
 		}
 	}
+}
+
+// messages returns the conversation's messages as the model gets them:
+// with its images, or a line of text for each where it takes none.
+func (a *Agent) messages(conv *Conversation) []provider.Message {
+	if a.NoImages != "" {
+		return provider.WithoutImages(conv.Messages, a.NoImages)
+	}
+	return conv.Messages
 }
 
 // offered returns the tools the model may call: the registry's, less those
@@ -470,6 +503,12 @@ func (a *Agent) call(ctx context.Context, reg *registry.Registry, c Call, readOn
 	start := now()
 	r.env = reg.Call(ctx, call.Name, req.Args, timeout)
 	r.elapsed = now().Sub(start)
+	inline := execute.DefaultInline
+	if a.Inline != nil {
+		inline = a.Inline(call.Name)
+	}
+	r.env, r.images = liftImages(call.Name, r.env)
+	r.env = execute.Spill(r.env, inline, c.Conversation.Results, execute.SpillName(call.ID))
 	if a.Hooks.Has(hooks.PostTool) && ctx.Err() == nil {
 		res := a.hook(ctx, turn, hooks.Input{Event: hooks.PostTool, ToolName: call.Name, ToolInput: req.Args, ToolUseID: call.ID, ToolResponse: r.env.JSON()})
 		r.context = append(r.context, res.Context...)

@@ -50,6 +50,11 @@ func (c *Conversation) report(u provider.Usage, promptOverhead int) {
 	c.reportedAt = len(c.Messages)
 }
 
+// imageTokens is what an image costs at most, about: Anthropic counts
+// width×height/750 tokens of an image it scales to 1.15 megapixels, and
+// OpenAI 765 to 1,105 for one in high detail.
+const imageTokens = 1600
+
 // messageBytes is about how many bytes a message takes in a request.
 func messageBytes(m provider.Message) int {
 	n := 16
@@ -57,10 +62,12 @@ func messageBytes(m provider.Message) int {
 		switch p := p.(type) {
 		case provider.Text:
 			n += len(p)
+		case provider.Image:
+			n += imageTokens * bytesPerToken
 		case provider.ToolCall:
 			n += len(p.Name) + len(p.Arguments) + len(p.ID) + 16
 		case provider.ToolResult:
-			n += len(p.Content) + len(p.CallID) + 16
+			n += len(p.Content) + len(p.CallID) + 16 + len(p.Images)*imageTokens*bytesPerToken
 		}
 	}
 	return n
@@ -241,8 +248,13 @@ func transcript(msgs []provider.Message, budget int) string {
 					args = []byte(p.Arguments)
 				}
 				turns = append(turns, fmt.Sprintf("Assistant called %s: %s", p.Name, cut(string(args), 1<<10)))
+			case provider.Image:
+				turns = append(turns, "User attached an image: "+p.Name)
 			case provider.ToolResult:
 				turns = append(turns, "Result: "+cut(p.Content, 2<<10))
+				for _, img := range p.Images {
+					turns = append(turns, "The result carried an image: "+img.MediaType)
+				}
 			}
 		}
 	}
@@ -312,7 +324,7 @@ func (a *Agent) Breakdown(ctx context.Context, conv *Conversation) (Breakdown, e
 	for _, m := range conv.Messages {
 		for _, p := range m.Parts {
 			if r, ok := p.(provider.ToolResult); ok {
-				b.ToolResults += (len(r.Content) + 16) / bytesPerToken
+				b.ToolResults += (len(r.Content)+16)/bytesPerToken + len(r.Images)*imageTokens
 			}
 		}
 		b.Messages += messageBytes(m) / bytesPerToken

@@ -113,6 +113,8 @@ type callResult struct {
 	context []string
 	// feedback is why post_tool hooks marked the result as failed.
 	feedback string
+	// images are the pictures the result carried, lifted out of it.
+	images []provider.Image
 }
 
 // part is the tool result the model gets: the envelope, with the hooks'
@@ -139,5 +141,5 @@ func (r callResult) part(id string) provider.ToolResult {
 		b.WriteByte('}')
 		content = b.Bytes()
 	}
-	return provider.ToolResult{CallID: id, Content: string(content), IsError: !r.env.Success || r.feedback != ""}
+	return provider.ToolResult{CallID: id, Content: string(content), IsError: !r.env.Success || r.feedback != "", Images: r.images}
 }

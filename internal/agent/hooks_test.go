@@ -60,7 +60,7 @@ func TestPreToolDeny(t *testing.T) {
 	}
 	want := provider.ToolResult{CallID: "a", IsError: true,
 		Content: `{"tool_success":false,"error":"Tool 'write' was denied: a pre_tool hook refused it: writes are frozen today","error_code":"TOOL_DENIED"}`}
-	if got := results(conv)["a"]; got != want {
+	if got := results(conv)["a"]; !cmp.Equal(got, want) {
 		t.Errorf("result:\n%+v\nwant\n%+v", got, want)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
@@ -109,7 +109,7 @@ func TestPostToolContextAndFeedback(t *testing.T) {
 	}
 	want := provider.ToolResult{CallID: "a", IsError: true,
 		Content: `{"tool_success":true,"result":{"x":1},"hook_error":"x is odd","hook_context":"x must be <2 & even"}`}
-	if got := results(conv)["a"]; got != want {
+	if got := results(conv)["a"]; !cmp.Equal(got, want) {
 		t.Errorf("result:\n%+v\nwant\n%+v", got, want)
 	}
 }

@@ -77,6 +77,10 @@ type Config struct {
 	// byte before the request counts as stalled; zero means the
 	// provider's default.
 	StreamIdleTimeout time.Duration
+	// ResultInline is how big a tool's result may be, as the model gets
+	// it, and still go whole into the conversation; a bigger one is kept
+	// in a file and the model gets its head and tail (execute.Spill).
+	ResultInline int
 	// MaxResponseBytes caps one answer of the model: its text and its tool
 	// calls; zero means the provider's default.
 	MaxResponseBytes int
@@ -132,6 +136,8 @@ type Tool struct {
 	// Deferred keeps the tool out of requests until the model asks for
 	// it; nil: as the tool's deferredHint and the skills say.
 	Deferred *bool
+	// ResultInline is the tool's own Config.ResultInline; 0 for that.
+	ResultInline int
 }
 
 // MCPServer is an MCP server whose tools are offered to the model: a
@@ -166,6 +172,7 @@ func Default() *Config {
 		ToolTimeout:   execute.DefaultTimeout,
 		SchemaTimeout: discovery.DefaultSchemaTimeout,
 		LogMaxBytes:   calllog.DefaultMaxBytes,
+		ResultInline:  execute.DefaultInline,
 
 		Sandbox:         string(sandbox.Off),
 		SandboxNetwork:  "on",
@@ -183,6 +190,15 @@ func (c *Config) TimeoutFor(name string) time.Duration {
 		return s.Timeout
 	}
 	return c.ToolTimeout
+}
+
+// InlineFor returns how big a result of the named tool may be and still go
+// to the model whole: its own limit, else ResultInline.
+func (c *Config) InlineFor(name string) int {
+	if t, ok := c.Tools[name]; ok && t.ResultInline > 0 {
+		return t.ResultInline
+	}
+	return c.ResultInline
 }
 
 // MCPServerOf returns the name of the configured MCP server the tool
@@ -340,6 +356,8 @@ func (c *Config) set(d *decoder, doc map[string]json.RawMessage, scope Scope) {
 			d.int(key, raw, &c.MaxParallelTools)
 		case "stream_idle_timeout_seconds":
 			d.seconds(key, raw, &c.StreamIdleTimeout)
+		case "tool_result_inline_bytes":
+			d.int(key, raw, &c.ResultInline)
 		case "max_response_bytes":
 			d.int(key, raw, &c.MaxResponseBytes)
 		case "hooks":

@@ -31,7 +31,8 @@ func TestLayers(t *testing.T) {
 			"tools": {"bash": {"timeout_seconds": 60}, "grep": {"timeout_seconds": 5}},
 			"mcp_servers": {"fs": {"command": "fs-server", "args": ["--root", "/"]}},
 			"trusted_directories": ["/srv"]}`, System},
-		{"user.json", `{"model": "user", "allow": ["file_read"], "tools": {"grep": {"timeout_seconds": 7}},
+		{"user.json", `{"model": "user", "allow": ["file_read"], "tools": {"grep": {"timeout_seconds": 7, "result_inline_bytes": 100000}},
+			"tool_result_inline_bytes": 16384,
 			"mcp_servers": {"web": {"url": "http://127.0.0.1:9/mcp", "timeout_seconds": 2.5, "startup_timeout_seconds": 4, "disabled_tools": ["fetch"]},
 				"web--x": {"url": "http://127.0.0.1:9/x", "timeout_seconds": 3}},
 			"deny": ["mcp--web--fetch_all"],
@@ -65,7 +66,8 @@ func TestLayers(t *testing.T) {
 		Allow:              []Rule{rule("file_read", User)},
 		ToolTimeout:        10 * time.Second,
 		SchemaTimeout:      2 * time.Second,
-		Tools:              map[string]Tool{"bash": {Timeout: 60 * time.Second}, "grep": {Timeout: 7 * time.Second}},
+		Tools:              map[string]Tool{"bash": {Timeout: 60 * time.Second}, "grep": {Timeout: 7 * time.Second, ResultInline: 100000}},
+		ResultInline:       16384,
 		TrustedDirectories: []string{"/home/u/work"},
 		MCPServers: map[string]MCPServer{
 			"fs":     {Command: "other", Env: map[string]string{"A": "b"}},
@@ -89,11 +91,14 @@ func TestLayers(t *testing.T) {
 			t.Errorf("TimeoutFor(%q) = %v, want %v", name, got, want)
 		}
 	}
+	if got := [2]int{c.InlineFor("grep"), c.InlineFor("bash")}; got != [2]int{100000, 16384} {
+		t.Errorf("InlineFor(grep, bash) = %v", got)
+	}
 }
 
 func TestDefault(t *testing.T) {
 	c := Default()
-	if c.ToolTimeout != 30*time.Second || c.SchemaTimeout != time.Second || c.MaxToolTurns != 50 || c.Approval != "ask" || c.TimeoutFor("bash") != 30*time.Second {
+	if c.ToolTimeout != 30*time.Second || c.SchemaTimeout != time.Second || c.MaxToolTurns != 50 || c.Approval != "ask" || c.TimeoutFor("bash") != 30*time.Second || c.InlineFor("bash") != 32<<10 {
 		t.Errorf("defaults: %+v", c)
 	}
 }

@@ -255,6 +255,8 @@ func (d *decoder) tools(key string, raw json.RawMessage, c *Config) {
 				t.Sandbox = d.sandboxSetting(at+"."+field, f[field])
 			case "deferred":
 				t.Deferred = d.bool(at+"."+field, f[field])
+			case "result_inline_bytes":
+				d.int(at+"."+field, f[field], &t.ResultInline)
 			default:
 				d.unknown(at + "." + field)
 			}

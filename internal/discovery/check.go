@@ -120,7 +120,7 @@ var callFixes = map[string]string{
 	execute.InvalidParams:  "--args must be a JSON object",
 	execute.ToolCrashed:    "exit 0 with the result on stdout; report a failed operation as {\"error\", \"error_code\"} with exit 0; exit 1 only for unusable arguments",
 	execute.InvalidOutput:  "print exactly one JSON document on stdout, and nothing else",
-	execute.OutputTooLarge: fmt.Sprintf("keep the output under %d KiB: truncate it, keeping what matters", execute.MaxStdout>>10),
+	execute.OutputTooLarge: fmt.Sprintf("keep the output under %d MiB: truncate it, keeping what matters", execute.MaxStdout>>20),
 	execute.ToolTimeout:    "finish within IKIGAI_TOOL_TIMEOUT_MS milliseconds, with partial results if need be",
 }
 

@@ -44,6 +44,9 @@ type Envelope struct {
 	// Sandbox notes the confinement of a sandboxed call that failed, or
 	// whose result reports an error.
 	Sandbox *SandboxNote `json:"sandbox,omitempty"`
+	// Spilled says where the whole of a result too big for the model's
+	// context is, Result being only its head and tail (see Spill).
+	Spilled *Spilled `json:"result_file,omitempty"`
 }
 
 // JSON returns the envelope as one line of compact JSON, without a trailing

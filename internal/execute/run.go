@@ -23,8 +23,9 @@ const (
 	// DefaultTimeout is how long a call may run unless configured otherwise.
 	DefaultTimeout = 30 * time.Second
 	// MaxStdout is the most a tool may print; past it the call fails with
-	// OUTPUT_TOO_LARGE.
-	MaxStdout = 64 << 10
+	// OUTPUT_TOO_LARGE. What is more than the model can take whole, but
+	// less than this, is kept in a file (Spill).
+	MaxStdout = 16 << 20
 	// Grace is how long a tool's process group has between SIGTERM and
 	// SIGKILL: longer than the second toolsdk gives a stopped tool to run
 	// its clean-up hooks.
@@ -81,7 +82,7 @@ func (p Program) envelope(o Outcome, timeout time.Duration) Envelope {
 	}
 	switch {
 	case errors.Is(o.Stopped, ErrTooLarge):
-		return fail(OutputTooLarge, "Tool '%s' printed more than %d KiB", p.Name, MaxStdout>>10)
+		return fail(OutputTooLarge, "Tool '%s' printed more than %d MiB", p.Name, MaxStdout>>20)
 	case errors.Is(o.Stopped, ErrTimeout):
 		return fail(ToolTimeout, "Tool '%s' timed out after %v", p.Name, timeout)
 	case o.Stopped != nil:

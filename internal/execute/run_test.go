@@ -158,12 +158,12 @@ func TestRun(t *testing.T) {
 func TestRunOutputTooLarge(t *testing.T) {
 	for name, body := range map[string]string{
 		"endless":            `yes '{"a":1}'`,
-		"all before exiting": `head -c 70000 /dev/zero | tr '\0' 'x'`,
+		"all before exiting": `head -c 17000000 /dev/zero | tr '\0' 'x'`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := Program{Name: "t", Path: script(t, body)}
 			got := p.Run(context.Background(), json.RawMessage(`{}`), 10*time.Second)
-			if got.Code != OutputTooLarge || got.Error != "Tool 't' printed more than 64 KiB" {
+			if got.Code != OutputTooLarge || got.Error != "Tool 't' printed more than 16 MiB" {
 				t.Fatalf("got %s", got.JSON())
 			}
 			if len(got.Stdout) > failureOutput+64 || !strings.Contains(got.Stdout, "bytes omitted") {

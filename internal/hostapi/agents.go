@@ -174,7 +174,7 @@ func agentStart(s *Server, ctx context.Context, cl *call, op string, args json.R
 	sub.Observe = forward(cl, id, depth)
 	sub.Around = s.around(sa.node)
 	record := cl.Conversation.OnSubagent
-	sa.conv = &agent.Conversation{OnSubagent: record}
+	sa.conv = &agent.Conversation{OnSubagent: record, Results: cl.Conversation.Results}
 	if record != nil {
 		sa.conv.OnAppend = func(m provider.Message) { record(id, m) }
 	}

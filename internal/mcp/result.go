@@ -10,11 +10,20 @@ import (
 )
 
 // output is the result of a tool that returned content rather than
-// structured content: its text, as the core tools return theirs, and any
-// other content (images, resources) as the server sent it.
+// structured content: its text, as the core tools return theirs, its
+// images as the protocol's "images" (which the agent gives the model as
+// pictures), and any other content (resources, audio) as the server sent
+// it.
 type contentResult struct {
 	Output  string        `json:"output"`
+	Images  []image       `json:"images,omitempty"`
 	Content []sdk.Content `json:"content,omitempty"`
+}
+
+// image is a picture as the tool protocol carries it.
+type image struct {
+	MediaType string `json:"media_type"`
+	Data      []byte `json:"data"` // base64 in JSON, as MCP's
 }
 
 // operationError is the result of a call flagged isError.
@@ -31,11 +40,15 @@ type operationError struct {
 // error_code, else {"error": TEXT, "error_code": "TOOL_ERROR"}.
 func envelopeOf(name string, res *sdk.CallToolResult) execute.Envelope {
 	var text []string
+	var images []image
 	var other []sdk.Content
 	for _, c := range res.Content {
-		if t, ok := c.(*sdk.TextContent); ok {
-			text = append(text, t.Text)
-		} else {
+		switch c := c.(type) {
+		case *sdk.TextContent:
+			text = append(text, c.Text)
+		case *sdk.ImageContent:
+			images = append(images, image{MediaType: c.MIMEType, Data: c.Data})
+		default:
 			other = append(other, c)
 		}
 	}
@@ -49,13 +62,13 @@ func envelopeOf(name string, res *sdk.CallToolResult) execute.Envelope {
 	case res.StructuredContent != nil:
 		result, err = plainjson.Marshal(res.StructuredContent)
 	default:
-		result, err = plainjson.Marshal(contentResult{Output: strings.Join(text, "\n"), Content: other})
+		result, err = plainjson.Marshal(contentResult{Output: strings.Join(text, "\n"), Images: images, Content: other})
 	}
 	switch {
 	case err != nil:
 		return execute.Failed(execute.InvalidOutput, "Tool '%s' returned a result that cannot be encoded: %v", name, err)
 	case len(result) > execute.MaxStdout:
-		return execute.Failed(execute.OutputTooLarge, "Tool '%s' returned more than %d KiB", name, execute.MaxStdout>>10)
+		return execute.Failed(execute.OutputTooLarge, "Tool '%s' returned more than %d MiB", name, execute.MaxStdout>>20)
 	}
 	return execute.Succeeded(result)
 }

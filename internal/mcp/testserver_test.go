@@ -105,7 +105,7 @@ func serveTest(mode string) {
 		return nil, nil
 	})
 	raw("big", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		return result(strings.Repeat("x", 100<<10)), nil
+		return result(strings.Repeat("x", 5<<20)), nil // 5 MiB: more than the model takes whole
 	})
 	raw("huge", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return result(strings.Repeat("x", 17<<20)), nil // past the SDK's 16 MiB a message

@@ -7,15 +7,15 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/ikigai-tools/ikigai/toolsdk/files"
 )
 
 // Limits on what a mention attaches, as file_read has them.
@@ -25,9 +25,6 @@ const (
 	FileBudget = 32 << 10
 	// MaxFile is the largest file a mention reads.
 	MaxFile = 100 << 20
-	// MaxImage is the largest image a mention attaches: what the model
-	// APIs take for one image.
-	MaxImage = 5 << 20
 	// MaxListing is the most entries a directory's listing shows.
 	MaxListing = 500
 )
@@ -172,9 +169,6 @@ func listDir(path string) (string, error) {
 	return b.String(), nil
 }
 
-// imageTypes are the pictures the model APIs take.
-var imageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
-
 // readMention reads the file at path for a mention: an image whole, or the
 // text of lines first to last (0 for all) that fit FileBudget.
 func readMention(path, name string, first, last int) (string, *Image, error) {
@@ -198,9 +192,9 @@ func readMention(path, name string, first, last int) (string, *Image, error) {
 		return "", nil, reason(err)
 	}
 	head = head[:n]
-	if t := http.DetectContentType(head); slices.Contains(imageTypes, t) {
-		if info.Size() > MaxImage {
-			return "", nil, fmt.Errorf("the image is %d MiB; the model takes at most %d MiB", info.Size()>>20, MaxImage>>20)
+	if t := files.ImageType(head); t != "" {
+		if info.Size() > files.MaxImage {
+			return "", nil, fmt.Errorf("the image is %d MiB; the model takes at most %d MiB", info.Size()>>20, files.MaxImage>>20)
 		}
 		rest, err := io.ReadAll(f)
 		if err != nil {

@@ -1,8 +1,15 @@
 package provider
 
 import (
+	"context"
 	"strings"
 )
+
+// A ModelLister can say which models its API offers, from the API's
+// models endpoint.
+type ModelLister interface {
+	Models(ctx context.Context) ([]string, error)
+}
 
 // ModelInfo is what ikigai knows of a model without asking its API.
 type ModelInfo struct {
@@ -10,6 +17,8 @@ type ModelInfo struct {
 	Window int
 	// Price is what the model costs; nil when unknown.
 	Price *Price
+	// TextOnly: the model reads no images.
+	TextOnly bool
 }
 
 // Price is what a model costs, in US dollars per million tokens.

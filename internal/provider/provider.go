@@ -17,6 +17,8 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -65,7 +67,7 @@ type Message struct {
 	Parts []Part
 }
 
-// A Part is a Text, a ToolCall, a ToolResult or a Thinking.
+// A Part is a Text, an Image, a ToolCall, a ToolResult or a Thinking.
 type Part interface{ isPart() }
 
 // Text is text written by the user or the model.
@@ -90,9 +92,92 @@ type ToolResult struct {
 	CallID  string
 	Content string // the envelope, a JSON document
 	IsError bool   // the tool failed (the envelope's tool_success is false)
+	// Images are the pictures the result carried (the protocol's
+	// "images"), which the model sees with it.
+	Images []Image
+}
+
+// An Image is a picture for the model: one the user's prompt mentions, or
+// one a tool's result carried.
+type Image struct {
+	Name      string // what the conversation calls it: a path, or the tool it came from
+	MediaType string // image/png, image/jpeg, image/gif or image/webp
+	Data      []byte
+}
+
+// ImageTypes are the media types of the images every provider takes.
+var ImageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
+
+// Placeholder is the text that stands for the image where it cannot be
+// sent, saying why.
+func (i Image) Placeholder(why string) Text {
+	// On a line of its own where a provider joins a message's texts.
+	return Text(fmt.Sprintf("\n[image %s (%s, %d bytes) not sent: %s]", i.Name, i.MediaType, len(i.Data), why))
+}
+
+// WithoutImages returns ms with every image replaced by its placeholder
+// (why says why), for a model that takes none. ms itself is left as it
+// is; without images, it is what comes back.
+func WithoutImages(ms []Message, why string) []Message {
+	has := func(m Message) bool {
+		for _, p := range m.Parts {
+			switch p := p.(type) {
+			case Image:
+				return true
+			case ToolResult:
+				if len(p.Images) > 0 {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if !slices.ContainsFunc(ms, has) {
+		return ms
+	}
+	out := make([]Message, len(ms))
+	for i, m := range ms {
+		out[i] = m
+		if !has(m) {
+			continue
+		}
+		var parts, notes []Part
+		for _, p := range m.Parts {
+			switch p := p.(type) {
+			case Image:
+				parts = append(parts, p.Placeholder(why))
+			case ToolResult:
+				for _, img := range p.Images {
+					notes = append(notes, img.Placeholder(why))
+				}
+				p.Images = nil
+				parts = append(parts, p)
+			default:
+				parts = append(parts, p)
+			}
+		}
+		out[i].Parts = append(parts, notes...)
+	}
+	return out
+}
+
+// Images returns the message's images, its own and its tool results', in
+// order.
+func (m Message) Images() []Image {
+	var images []Image
+	for _, p := range m.Parts {
+		switch p := p.(type) {
+		case Image:
+			images = append(images, p)
+		case ToolResult:
+			images = append(images, p.Images...)
+		}
+	}
+	return images
 }
 
 func (Text) isPart()       {}
+func (Image) isPart()      {}
 func (ToolCall) isPart()   {}
 func (ToolResult) isPart() {}
 

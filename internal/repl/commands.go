@@ -34,7 +34,7 @@ func init() {
 		{"help", "", "list the commands", (*Shell).help},
 		{"tool", "[NAME]", "list the tools, or show one's path and schema", (*Shell).tool},
 		{"refresh", "", "look for tools again", (*Shell).refresh},
-		{"model", "[NAME]", "show the model, or switch to another", (*Shell).setModel},
+		{"model", "[NAME]", "show the model and the provider's others, or switch to another", (*Shell).setModel},
 		{"reasoning", "[LEVEL]", "show how much the model thinks, or set it for this session: off, low, medium or high", (*Shell).setReasoning},
 		{"clear", "", "start a new conversation", (*Shell).clear},
 		{"context", "", "what fills the model's context, and how full it is", (*Shell).context},
@@ -284,6 +284,16 @@ func (s *Shell) setModel(ctx context.Context, name string) (Result, error) {
 	res := Result{Output: fmt.Sprintf("Model: %s (%s, %s)", c.Model, c.Name, c.Reason)}
 	if name != "" {
 		res.Model = c.Model
+		return res, nil
+	}
+	list, err := s.listModels(ctx)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return Result{}, err
+	case err != nil:
+		res.Output += "\nThe provider's models cannot be listed: " + err.Error()
+	case len(list) > 0:
+		res.Output += "\nModels (/model NAME switches; Tab completes the name):\n  " + strings.Join(list, "\n  ")
 	}
 	return res, nil
 }

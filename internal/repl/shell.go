@@ -98,6 +98,9 @@ type Shell struct {
 	cleared bool   // the conversation was started by /clear
 	saveErr error  // the first failure to save, reported once
 
+	modelList []string          // the provider's models, once asked
+	modelsOf  provider.Provider // the provider modelList is of
+
 	mu      sync.Mutex
 	pending []string        // warnings for the line under way
 	saving  *session.Writer // the writer, for sub-agents' messages, which come from other goroutines
@@ -208,7 +211,7 @@ func (s *Shell) Resume(sess *session.Session) error {
 	}
 	s.writer, s.resumed, s.id = w, true, w.ID()
 	s.setSaving(w)
-	s.conv = &agent.Conversation{Messages: sess.Messages, OnAppend: s.save, OnCut: s.cut, OnCompact: s.compacted, OnSubagent: s.saveAgent}
+	s.conv = &agent.Conversation{Messages: sess.Messages, OnAppend: s.save, OnCut: s.cut, OnCompact: s.compacted, OnSubagent: s.saveAgent, Results: s.results(s.id)}
 	s.conv.AnswerInterrupted()
 	return s.saveErr
 }
@@ -301,9 +304,9 @@ func (s *Shell) run(ctx context.Context, t turn) (*agent.Outcome, error) {
 		return nil, err
 	}
 	text := exp.Text
+	var images []provider.Image
 	for _, img := range exp.Images {
-		// Images go to the model once the providers carry them.
-		text += fmt.Sprintf("\n\n[image %s (%s, %d bytes) not sent: images are not supported yet]", img.Path, img.MediaType, len(img.Data))
+		images = append(images, provider.Image{Name: img.Path, MediaType: img.MediaType, Data: img.Data})
 	}
 	choice, err := s.Backend.Model(ctx)
 	if err != nil {
@@ -326,7 +329,7 @@ func (s *Shell) run(ctx context.Context, t turn) (*agent.Outcome, error) {
 	conv := s.conversation()
 	s.begin(ctx, conv)
 	a.Session = s.hookSession()
-	out, err := a.Run(ctx, conv, text)
+	out, err := a.Run(ctx, conv, text, images...)
 	if out != nil && out.Cost != nil {
 		s.cost = addCost(s.cost, *out.Cost)
 	}
@@ -345,11 +348,20 @@ func addCost(total *float64, c float64) *float64 {
 // conversation returns the current conversation, starting one if needed.
 func (s *Shell) conversation() *agent.Conversation {
 	if s.conv == nil {
-		s.conv = &agent.Conversation{OnAppend: s.save, OnCut: s.cut, OnCompact: s.compacted, OnSubagent: s.saveAgent}
 		s.started = time.Now()
 		s.id = session.NewID(s.started)
+		s.conv = &agent.Conversation{OnAppend: s.save, OnCut: s.cut, OnCompact: s.compacted, OnSubagent: s.saveAgent, Results: s.results(s.id)}
 	}
 	return s.conv
+}
+
+// results is where the session called id keeps tool results too big for
+// the model to take whole: "" when sessions are not kept.
+func (s *Shell) results(id string) string {
+	if s.Sessions == nil {
+		return ""
+	}
+	return s.Sessions.Results(id)
 }
 
 // hookSession is the conversation as the hooks are told of it.

@@ -169,7 +169,8 @@ func TestModel(t *testing.T) {
 		t.Errorf("/model claude-other: %+v", got)
 	}
 	f.run(t, "hello")
-	if got := f.be.srv.Requests()[0].Body; !strings.Contains(string(got), `"model":"claude-other"`) {
+	reqs := f.be.srv.Requests() // /model asked for the models first
+	if got := reqs[len(reqs)-1].Body; !strings.Contains(string(got), `"model":"claude-other"`) {
 		t.Errorf("the request went to another model: %s", got)
 	}
 }

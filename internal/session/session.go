@@ -52,6 +52,13 @@ func At(dir string) *Store { return &Store{dir: dir} }
 // Path returns the file the session called id is saved in.
 func (s *Store) Path(id string) string { return filepath.Join(s.dir, id+ext) }
 
+// Results returns the directory that keeps the session's tool results too
+// big to give the model whole; it goes when the session does.
+func (s *Store) Results(id string) string { return resultsOf(s.Path(id)) }
+
+// resultsOf returns the results directory of the session file at path.
+func resultsOf(path string) string { return strings.TrimSuffix(path, ext) + ".results" }
+
 // NewID returns a new session id: the start time to the second, which sorts
 // sessions by age, and a random suffix.
 func NewID(now time.Time) string {
@@ -220,9 +227,26 @@ func Parse(data []byte) (*Session, error) {
 	}
 	sess.head = int64(len(lines[0]) + 1)
 	end := sess.head
+	// The conversation starts at the last compaction: the messages before
+	// it are not decoded, but for the first (the title) and those of
+	// sub-agents. A compaction line ends so, as its last field is written;
+	// no string inside a line can hold those quotes unescaped.
+	last := 0
+	for i, line := range lines[1:] {
+		if bytes.HasSuffix(line, compactionEnd) {
+			last = i
+		}
+	}
 	for i, line := range lines[1:] {
 		if len(line) > maxLine {
 			return nil, fmt.Errorf("line %d: longer than %d MiB", i+2, maxLine>>20)
+		}
+		if i < last && sess.Title != "" && !bytes.HasPrefix(line, agentStart) {
+			end += int64(len(line) + 1)
+			if bytes.HasSuffix(line, compactionEnd) {
+				sess.Compactions++
+			}
+			continue
 		}
 		var m message
 		if err := json.Unmarshal(line, &m); err != nil {
@@ -253,6 +277,9 @@ func Parse(data []byte) (*Session, error) {
 	return sess, nil
 }
 
+// How a compaction's line ends, and a sub-agent's message's line starts.
+var compactionEnd, agentStart = []byte(`,"compaction":true}`), []byte(`{"agent":`)
+
 // message is a provider.Message as a line of a session file. A message
 // marked as a compaction starts the conversation again: it summarises
 // every message before it, which stay in the file. A message with an agent
@@ -270,6 +297,7 @@ type message struct {
 // not valid JSON and they must come back as they were.
 type part struct {
 	Text       *string     `json:"text,omitempty"`
+	Image      *image      `json:"image,omitempty"`
 	ToolCall   *toolCall   `json:"tool_call,omitempty"`
 	ToolResult *toolResult `json:"tool_result,omitempty"`
 	Thinking   *thinking   `json:"thinking,omitempty"`
@@ -284,6 +312,13 @@ type thinking struct {
 	Redacted  string `json:"redacted,omitempty"`
 }
 
+// image is a picture, its data in base64.
+type image struct {
+	Name      string `json:"name"`
+	MediaType string `json:"media_type"`
+	Data      []byte `json:"data"`
+}
+
 type toolCall struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
@@ -292,9 +327,10 @@ type toolCall struct {
 }
 
 type toolResult struct {
-	CallID  string `json:"call_id"`
-	Content string `json:"content"`
-	IsError bool   `json:"is_error,omitempty"`
+	CallID  string  `json:"call_id"`
+	Content string  `json:"content"`
+	IsError bool    `json:"is_error,omitempty"`
+	Images  []image `json:"images,omitempty"`
 }
 
 func encode(m provider.Message) message {
@@ -304,10 +340,16 @@ func encode(m provider.Message) message {
 		case provider.Text:
 			s := string(p)
 			out.Parts = append(out.Parts, part{Text: &s})
+		case provider.Image:
+			out.Parts = append(out.Parts, part{Image: (*image)(&p)})
 		case provider.ToolCall:
 			out.Parts = append(out.Parts, part{ToolCall: &toolCall{p.ID, p.Name, string(p.Arguments), p.Signature}})
 		case provider.ToolResult:
-			out.Parts = append(out.Parts, part{ToolResult: &toolResult{p.CallID, p.Content, p.IsError}})
+			r := &toolResult{CallID: p.CallID, Content: p.Content, IsError: p.IsError}
+			for _, img := range p.Images {
+				r.Images = append(r.Images, image(img))
+			}
+			out.Parts = append(out.Parts, part{ToolResult: r})
 		case provider.Thinking:
 			out.Parts = append(out.Parts, part{Thinking: &thinking{p.Provider, p.Text, p.Signature, p.Redacted}})
 		}
@@ -321,22 +363,32 @@ func (m message) decode() (provider.Message, error) {
 	}
 	out := provider.Message{Role: m.Role}
 	for i, p := range m.Parts {
-		if p.Thinking != nil && p.Text == nil && p.ToolCall == nil && p.ToolResult == nil {
-			t := p.Thinking
-			out.Parts = append(out.Parts, provider.Thinking{Provider: t.Provider, Text: t.Text, Signature: t.Signature, Redacted: t.Redacted})
-			continue
+		set := 0
+		for _, ok := range []bool{p.Text != nil, p.Image != nil, p.ToolCall != nil, p.ToolResult != nil, p.Thinking != nil} {
+			if ok {
+				set++
+			}
 		}
 		switch {
-		case p.Text != nil && p.ToolCall == nil && p.ToolResult == nil:
+		case set != 1:
+			return provider.Message{}, fmt.Errorf("part %d: want one of text, image, tool_call, tool_result or thinking", i+1)
+		case p.Text != nil:
 			out.Parts = append(out.Parts, provider.Text(*p.Text))
-		case p.ToolCall != nil && p.Text == nil && p.ToolResult == nil:
+		case p.Image != nil:
+			out.Parts = append(out.Parts, provider.Image(*p.Image))
+		case p.Thinking != nil:
+			t := p.Thinking
+			out.Parts = append(out.Parts, provider.Thinking{Provider: t.Provider, Text: t.Text, Signature: t.Signature, Redacted: t.Redacted})
+		case p.ToolCall != nil:
 			c := p.ToolCall
 			out.Parts = append(out.Parts, provider.ToolCall{ID: c.ID, Name: c.Name, Arguments: json.RawMessage(c.Arguments), Signature: c.Signature})
-		case p.ToolResult != nil && p.Text == nil && p.ToolCall == nil:
-			r := p.ToolResult
-			out.Parts = append(out.Parts, provider.ToolResult{CallID: r.CallID, Content: r.Content, IsError: r.IsError})
 		default:
-			return provider.Message{}, fmt.Errorf("part %d: want one of text, tool_call, tool_result or thinking", i+1)
+			r := p.ToolResult
+			res := provider.ToolResult{CallID: r.CallID, Content: r.Content, IsError: r.IsError}
+			for _, img := range r.Images {
+				res.Images = append(res.Images, provider.Image(img))
+			}
+			out.Parts = append(out.Parts, res)
 		}
 	}
 	return out, nil

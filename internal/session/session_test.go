@@ -17,7 +17,7 @@ import (
 // conversation has every kind of part, arguments that are not JSON, and
 // text that is not valid UTF-8.
 var conversation = []provider.Message{
-	provider.UserText("List the files\nplease"),
+	{Role: provider.User, Parts: []provider.Part{provider.Text("List the files\nplease"), provider.Image{Name: "a.png", MediaType: "image/png", Data: []byte("\x89PNG")}}},
 	{Role: provider.Assistant, Parts: []provider.Part{
 		provider.Thinking{Provider: "anthropic", Text: "Listing first.", Signature: "EqQB"},
 		provider.Thinking{Provider: "anthropic", Redacted: "EmwKAhgB"},
@@ -26,7 +26,8 @@ var conversation = []provider.Message{
 		provider.ToolCall{ID: "call_2", Name: "glob", Arguments: json.RawMessage(`{"pattern": "*.go"`)},
 	}},
 	{Role: provider.User, Parts: []provider.Part{
-		provider.ToolResult{CallID: "call_1", Content: `{"tool_success":true,"result":{"output":"a.go","exit_code":0}}`},
+		provider.ToolResult{CallID: "call_1", Content: `{"tool_success":true,"result":{"output":"a.go","exit_code":0}}`,
+			Images: []provider.Image{{Name: "bash", MediaType: "image/gif", Data: []byte("GIF89a")}}},
 		provider.ToolResult{CallID: "call_2", Content: `{"tool_success":false}`, IsError: true},
 	}},
 	{Role: provider.Assistant, Parts: []provider.Part{provider.Text("One file: a.go")}},
@@ -171,11 +172,16 @@ func TestCut(t *testing.T) {
 	if diff := cmp.Diff([]provider.Message{conversation[0], conversation[3]}, read()); diff != "" {
 		t.Errorf("appended after the cut (-want +got):\n%s", diff)
 	}
+	if err := os.MkdirAll(s.Results("a"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Cut(0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "a.jsonl")); !os.IsNotExist(err) {
-		t.Errorf("a session cut to nothing is still there: %v", err)
+	for _, p := range []string{filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "a.results")} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("a session cut to nothing is still there: %v", err)
+		}
 	}
 	w.Append(conversation[0])
 	if diff := cmp.Diff(conversation[:1], read()); diff != "" {
@@ -410,5 +416,58 @@ func TestAgentMessages(t *testing.T) {
 	}
 	if diff := cmp.Diff(conversation, got.Messages); diff != "" {
 		t.Errorf("messages after continuing (-want +got):\n%s", diff)
+	}
+}
+
+// Reading a compacted session starts its conversation at the last
+// compaction, skimming what came before but for the title, the
+// compactions' count and the sub-agents' messages.
+func TestCompacted(t *testing.T) {
+	s := At(t.TempDir())
+	w := s.Create(meta("a", "/proj"))
+	summary := func(n string) []provider.Message {
+		return []provider.Message{provider.UserText("Summary " + n), conversation[3]}
+	}
+	sub := provider.UserText("Count the files")
+	steps := []func() error{
+		func() error { return w.Append(conversation[0]) },
+		func() error { return w.Append(conversation[1]) },
+		func() error { return w.Append(conversation[2]) },
+		func() error { return w.AppendAgent("agent-1", sub) },
+		func() error { return w.Compact(summary("1")) },
+		func() error { return w.Append(provider.UserText("more")) },
+		func() error { return w.Compact(summary("2")) },
+		func() error { return w.Append(provider.UserText("after")) },
+	}
+	for i, step := range steps {
+		if err := step(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	w.Close()
+	got, err := s.Open("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(summary("2"), provider.UserText("after"))
+	if diff := cmp.Diff(want, got.Messages); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+	if got.Compactions != 2 || got.Title != "List the files" || len(got.Agents) != 1 {
+		t.Errorf("compactions %d, title %q, agents %v", got.Compactions, got.Title, got.Agents)
+	}
+	// It goes on where it ended, and cuts where its messages end.
+	if w, err = s.Continue(got); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(provider.UserText("next")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Cut(len(want)); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if got, err = s.Open("a"); err != nil || !cmp.Equal(want, got.Messages) {
+		t.Errorf("after continuing and cutting: %v, %v", got.Messages, err)
 	}
 }

@@ -229,7 +229,7 @@ func write(f *os.File, data []byte) error {
 // Cut cuts the file back to the first n messages written, as the
 // conversation was cut when a run failed, so that a session that goes on
 // does not send the failed run again. A new session cut back to no message
-// is removed, as if nothing had been said.
+// is removed, with its results directory, as if nothing had been said.
 func (w *Writer) Cut(n int) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -240,6 +240,7 @@ func (w *Writer) Cut(n int) error {
 		if err := os.Remove(w.path); err != nil {
 			return err
 		}
+		os.RemoveAll(resultsOf(w.path))
 		err := w.f.Close()
 		w.f, w.ends, w.size = nil, nil, 0
 		return err

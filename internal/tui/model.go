@@ -37,6 +37,9 @@ type (
 	askMsg struct {
 		req   approval.Request
 		reply chan<- answer
+		// text shows the call (repl.Shell.Question); display.Approval's
+		// when empty.
+		text string
 	}
 	// doneMsg ends a line the shell handled.
 	doneMsg struct {
@@ -58,7 +61,8 @@ type (
 // answer is the user's answer to an approval question.
 type answer struct {
 	yes    bool
-	always bool // and do not ask again about this tool in this session
+	always bool   // and do not ask again about this tool in this session
+	why    string // for a refusal: what the model is told
 }
 
 // Model is the terminal UI's state. It handles the keys and what the
@@ -90,8 +94,11 @@ type Model struct {
 	stream   string // the model's text since its last full line
 	thought  thoughts
 
-	ask     *askMsg
-	askRows int // the rows the call asked about takes in the scrollback
+	ask      *askMsg
+	askRows  int    // the rows the call asked about takes in the scrollback
+	lastCall string // the call whose line was printed last, as tool name and arguments
+	telling  bool   // typing why the call is refused
+	why      string // what is typed
 
 	out      []string // lines waiting to be printed above the prompt
 	rows     []string // the rows of out's first lines, wrapped, not printed yet
@@ -157,6 +164,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return m, tea.Batch(m.key(msg), m.flush())
 	case tea.PasteMsg:
+		if m.telling {
+			m.why += msg.Content
+			return m, nil
+		}
 		if m.ask == nil {
 			var cmd tea.Cmd
 			m.input, cmd = m.input.Update(msg)
@@ -176,9 +187,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case askMsg:
 		// The call is printed whole above the question, and the question
 		// waits for it: the answer is given knowing all of what would run.
-		m.ask = &msg
+		m.ask, m.telling, m.why = &msg, false, ""
 		m.activity = "Waiting for your answer"
-		text := approvalText(msg.req.Tool, msg.req.Args)
+		if msg.text == "" {
+			msg.text = display.Approval(msg.req.Tool, msg.req.Args)
+		}
+		text := approvalText(msg.req.Tool, msg.text)
+		if head, rest, ok := strings.Cut(text, "\n"); ok && m.lastCall == msg.req.Tool+string(msg.req.Args) && ansi.Strip(head) == "→ "+msg.req.Tool+":" {
+			text = rest // the call's line just above names the tool
+		}
 		m.askRows = 0
 		for _, l := range strings.Split(text, "\n") {
 			m.askRows += len(wrap(l, m.textWidth()))
@@ -278,6 +295,11 @@ func (m *Model) answer(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case !m.asking():
 		return nil
+	case m.telling:
+		return m.tell(k)
+	case key == "t":
+		m.telling = true
+		return nil
 	case key == "y":
 		a.yes = true
 	case key == "a":
@@ -290,6 +312,30 @@ func (m *Model) answer(k tea.KeyPressMsg) tea.Cmd {
 	m.ask.reply <- a // buffered: the asker may have given up already
 	m.activity = "Running " + m.ask.req.Tool
 	m.ask = nil
+	return nil
+}
+
+// tell handles a key while the user types why the call is refused: Enter
+// refuses it with what was typed, Esc goes back to the question.
+func (m *Model) tell(k tea.KeyPressMsg) tea.Cmd {
+	switch k.String() {
+	case "enter":
+		m.ask.reply <- answer{why: m.why}
+		m.activity = "Running " + m.ask.req.Tool
+		m.ask, m.telling, m.why = nil, false, ""
+	case "esc":
+		m.telling, m.why = false, ""
+	case "backspace":
+		if r := []rune(m.why); len(r) > 0 {
+			m.why = string(r[:len(r)-1])
+		}
+	case "space":
+		m.why += " "
+	default:
+		if k.Text != "" {
+			m.why += k.Text
+		}
+	}
 	return nil
 }
 
@@ -377,6 +423,7 @@ func (m *Model) event(e agent.Event) {
 		m.endStream()
 		m.print(styled(toolStyle, display.Clean(strings.Repeat(display.Nested, e.Depth)+display.Call(e.Call.Name, e.Call.Arguments))))
 		m.activity = "Running " + e.Call.Name
+		m.lastCall = e.Call.Name + string(e.Call.Arguments)
 	case agent.ToolResult:
 		st := toolStyle
 		if !e.Envelope.Success {
@@ -522,8 +569,10 @@ func (m *Model) View() tea.View {
 		head = wrap(m.stream, m.textWidth())
 	}
 	switch {
+	case m.ask != nil && m.asking() && m.telling:
+		body = wrap(styled(promptStyle, "Tell the model why (Enter refuses the call with it, Esc goes back): ")+display.Clean(m.why)+"█", m.textWidth())
 	case m.ask != nil && m.asking():
-		body = wrap(styled(promptStyle, "Allow this call? y yes · n no · a always, for this session"), m.textWidth())
+		body = wrap(styled(promptStyle, "Allow this call? y yes · n no · a always, for this session · t no, and tell the model why"), m.textWidth())
 		if m.ask.req.Ask {
 			body = append(wrap(display.Clean("A hook asks you to approve this call: "+m.ask.req.Reason), m.textWidth()), body...)
 		}

@@ -48,17 +48,17 @@ func Run(ctx context.Context, shell *repl.Shell, opts Options) error {
 	// What the user answered "always" to, as the narrowest rules that
 	// cover it; the model stores them when the answer comes.
 	m.session = &approval.Session{Dir: shell.Dir, Home: opts.Home}
-	shell.Asker = approval.AskerFunc(func(ctx context.Context, req approval.Request) (bool, error) {
+	shell.Asker = approval.AskerFunc(func(ctx context.Context, req approval.Request) (approval.Answer, error) {
 		if m.session.Allows(req) {
-			return true, nil
+			return approval.Answer{Yes: true}, nil
 		}
 		reply := make(chan answer, 1)
-		p.Send(askMsg{req, reply})
+		p.Send(askMsg{req: req, text: shell.Question(ctx, req), reply: reply})
 		select {
 		case a := <-reply:
-			return a.yes, nil
+			return approval.Answer{Yes: a.yes, Why: a.why}, nil
 		case <-ctx.Done():
-			return false, ctx.Err()
+			return approval.Answer{}, ctx.Err()
 		}
 	})
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sync"
 
 	"github.com/ikigai-tools/ikigai/internal/agent"
 	"github.com/ikigai-tools/ikigai/internal/approval"
@@ -38,6 +39,11 @@ type Host struct {
 	// api is the host API the tools talk to; nil when it could not be
 	// started, which leaves its tools to answer HOST_UNAVAILABLE.
 	api *hostapi.Server
+
+	// served is what OpenAI-compatible servers said of their models, by
+	// base URL and model: asked once a session.
+	servedMu sync.Mutex
+	served   map[[2]string]provider.ModelInfo
 }
 
 // Start starts discovery and the choice of provider, which may mean asking
@@ -87,7 +93,7 @@ func (h *Host) subagentModel(ctx context.Context, name string) (hostapi.Model, e
 	if err != nil {
 		return hostapi.Model{}, err
 	}
-	info := h.ModelInfo(c)
+	info := h.ModelInfo(ctx, c)
 	return hostapi.Model{Provider: c.Provider, Name: c.Model, Window: info.Window, Price: info.Price}, nil
 }
 
@@ -155,7 +161,7 @@ func (h *Host) Agent(ctx context.Context, asker approval.Asker, observe func(age
 		return nil, err
 	}
 	policy.Sandboxed = h.sandboxed
-	info := h.ModelInfo(choice)
+	info := h.ModelInfo(ctx, choice)
 	system := agent.SystemPrompt(h.w.Dir, names, instructions.ReadAll(h.w.Instructions()))
 	system += agent.DeferredPrompt(reg.Definitions(), ToolSearch)
 	var around func(context.Context, agent.Call) (context.Context, func())
@@ -165,6 +171,7 @@ func (h *Host) Agent(ctx context.Context, asker approval.Asker, observe func(age
 	return &agent.Agent{
 		Around:        around,
 		ContextWindow: info.Window,
+		NoImages:      noImages(info),
 		CompactAt:     cfg.CompactAt,
 		Price:         info.Price,
 		Provider:      choice.Provider,
@@ -176,6 +183,7 @@ func (h *Host) Agent(ctx context.Context, asker approval.Asker, observe func(age
 		Tools:         h.Tools,
 		Policy:        policy,
 		Timeout:       cfg.TimeoutFor,
+		Inline:        cfg.InlineFor,
 		MaxParallel:   cfg.MaxParallelTools,
 		Hooks:         h.hooks,
 		Observe: func(ev agent.Event) {
@@ -187,6 +195,14 @@ func (h *Host) Agent(ctx context.Context, asker approval.Asker, observe func(age
 			}
 		},
 	}, nil
+}
+
+// noImages is why the model of info takes no images, "" if it does.
+func noImages(info provider.ModelInfo) string {
+	if info.TextOnly {
+		return "the model reads no images"
+	}
+	return ""
 }
 
 // sandboxed reports whether the call req will run confined to the
@@ -213,15 +229,18 @@ func (h *Host) sandboxed(req approval.Request) bool {
 	return true
 }
 
-// ModelInfo is what is known of the chosen model: its provider's table,
-// corrected by the configuration's context_window and prices.
-func (h *Host) ModelInfo(c *pick.Choice) provider.ModelInfo {
+// ModelInfo is what is known of the chosen model: its provider's table, or
+// what an OpenAI-compatible server says of it, corrected by the
+// configuration's context_window and prices.
+func (h *Host) ModelInfo(ctx context.Context, c *pick.Choice) provider.ModelInfo {
 	var info provider.ModelInfo
 	switch c.Name {
 	case pick.Anthropic:
 		info = anthropic.Models.Lookup(c.Model)
 	case pick.OpenAI:
 		info = openai.Models.Lookup(c.Model)
+	case pick.OpenAICompatible:
+		info = h.servedModel(ctx, c)
 	case pick.Google:
 		info = gemini.Models.Lookup(c.Model)
 	}
@@ -231,6 +250,27 @@ func (h *Host) ModelInfo(c *pick.Choice) provider.ModelInfo {
 	}
 	if p, ok := cfg.Prices[c.Model]; ok {
 		info.Price = &p
+	}
+	return info
+}
+
+// servedModel returns what the OpenAI-compatible server of c says of its
+// model, asking it the first time.
+func (h *Host) servedModel(ctx context.Context, c *pick.Choice) provider.ModelInfo {
+	p, ok := c.Provider.(*openai.Provider)
+	if !ok {
+		return provider.ModelInfo{}
+	}
+	key := [2]string{c.BaseURL, c.Model}
+	h.servedMu.Lock()
+	defer h.servedMu.Unlock()
+	info, ok := h.served[key]
+	if !ok {
+		info = p.ServerInfo(ctx, c.Model).Info()
+		if h.served == nil {
+			h.served = map[[2]string]provider.ModelInfo{}
+		}
+		h.served[key] = info
 	}
 	return info
 }

@@ -19,8 +19,8 @@ import (
 )
 
 // DefaultBudget is how many bytes of text a core tool puts in one
-// result, encoded: about 8k tokens, and well inside the agent's 64 KiB limit
-// on a tool's stdout.
+// result, encoded: about 8k tokens, what the agent gives the model of a
+// result before it keeps the rest in a file.
 const DefaultBudget = 32 << 10
 
 // HeadTail is an io.Writer that keeps the first and the last bytes of

@@ -177,10 +177,25 @@ type toolUseBlock struct {
 }
 
 type toolResultBlock struct {
-	ToolUseID string      `json:"tool_use_id"`
-	IsError   bool        `json:"is_error"`
-	Content   []textBlock `json:"content"`
-	Type      string      `json:"type"`
+	ToolUseID string `json:"tool_use_id"`
+	IsError   bool   `json:"is_error"`
+	Content   []any  `json:"content"` // text, then the result's images
+	Type      string `json:"type"`
+}
+
+type imageBlock struct {
+	Source struct {
+		Data      []byte `json:"data"` // base64, as encoding/json writes bytes
+		MediaType string `json:"media_type"`
+		Type      string `json:"type"`
+	} `json:"source"`
+	Type string `json:"type"`
+}
+
+func image(img provider.Image) imageBlock {
+	var b imageBlock
+	b.Type, b.Source.Type, b.Source.MediaType, b.Source.Data = "image", "base64", img.MediaType, img.Data
+	return b
 }
 
 type tool struct {
@@ -242,11 +257,17 @@ func messages(ms []provider.Message) []message {
 				case part.Signature != "":
 					blocks = append(blocks, thinkingBlock{Signature: part.Signature, Thinking: part.Text, Type: "thinking"})
 				}
+			case provider.Image:
+				blocks = append(blocks, image(part))
 			case provider.ToolCall:
 				blocks = append(blocks, toolUseBlock{ID: part.ID, Input: input(part.Arguments), Name: part.Name, Type: "tool_use"})
 			case provider.ToolResult:
+				content := []any{text(part.Content)}
+				for _, img := range part.Images {
+					content = append(content, image(img))
+				}
 				results = append(results, toolResultBlock{ToolUseID: part.CallID, IsError: part.IsError,
-					Content: []textBlock{text(part.Content)}, Type: "tool_result"})
+					Content: content, Type: "tool_result"})
 			}
 		}
 		// The API wants a turn's tool results before anything else in it.

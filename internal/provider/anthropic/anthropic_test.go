@@ -1,8 +1,12 @@
 package anthropic_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -310,5 +314,62 @@ func TestErrorEvents(t *testing.T) {
 				t.Errorf("got %v, want a %v error saying %q", err, tc.kind, tc.message)
 			}
 		})
+	}
+}
+
+// The user's images go as image blocks after the text; a tool result's go
+// inside the tool_result block, after its envelope. The fake checks each
+// as the API does.
+func TestImages(t *testing.T) {
+	png := provider.Image{Name: "shot.png", MediaType: "image/png", Data: []byte("\x89PNG\r\n\x1a\npixels")}
+	req := provider.Request{Model: "claude-test", Messages: []provider.Message{
+		{Role: provider.User, Parts: []provider.Part{provider.Text("What is this?"), png}},
+		{Role: provider.Assistant, Parts: []provider.Part{provider.ToolCall{ID: "toolu_a", Name: "file_read", Arguments: json.RawMessage(`{}`)}}},
+		{Role: provider.User, Parts: []provider.Part{provider.ToolResult{CallID: "toolu_a", Content: envelopeOK, Images: []provider.Image{png}}}},
+	}}
+	p := providertest.Play(t, connect, provider.Config{}, req, providertest.Reply{Text: "ok"})
+	if p.Err != nil {
+		t.Fatal(p.Err)
+	}
+	image := map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgpwaXhlbHM="}}
+	want := []any{
+		map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "What is this?"}, image}},
+		map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "toolu_a", "name": "file_read", "input": map[string]any{}}}},
+		map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_a", "is_error": false,
+			"content": []any{map[string]any{"type": "text", "text": envelopeOK}, image}}}},
+	}
+	var body struct{ Messages []any }
+	if err := json.Unmarshal(p.Requests[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, body.Messages); d != "" {
+		t.Errorf("messages (-want +got):\n%s", d)
+	}
+}
+
+func TestModels(t *testing.T) {
+	srv := providertest.NewServer(providertest.Transcript{Models: []string{"claude-opus-5", "claude-haiku-5"}})
+	defer srv.Close()
+	p, err := anthropic.New(anthropic.Config{APIKey: "test-key", BaseURL: srv.AnthropicURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	models, err := p.Models(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"claude-opus-5", "claude-haiku-5"}, models); d != "" {
+		t.Errorf("models (-want +got):\n%s", d)
+	}
+	got := srv.Requests()[0]
+	if got.Method != "GET" || got.Path != "/v1/models" || got.Header.Get("X-Api-Key") != "test-key" || got.Header.Get("Anthropic-Version") == "" {
+		t.Errorf("%s %s with headers %v", got.Method, got.Path, got.Header)
+	}
+	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "<html>") }))
+	defer bad.Close()
+	p, _ = anthropic.New(anthropic.Config{BaseURL: bad.URL})
+	var e *provider.Error
+	if _, err := p.Models(context.Background()); !errors.As(err, &e) || e.Kind != provider.BadResponse {
+		t.Errorf("a page that is not JSON: got %v, want a bad-response error", err)
 	}
 }

@@ -13,4 +13,8 @@ var Models = provider.ModelTable{
 	{"o1", provider.ModelInfo{Window: 200_000}},
 	{"o3", provider.ModelInfo{Window: 200_000}},
 	{"o4-mini", provider.ModelInfo{Window: 200_000}},
+	// The first small reasoning models read text only.
+	{"o1-mini", provider.ModelInfo{Window: 128_000, TextOnly: true}},
+	{"o3-mini", provider.ModelInfo{Window: 200_000, TextOnly: true}},
+	{"gpt-3.5", provider.ModelInfo{Window: 16_385, TextOnly: true}},
 }

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -139,10 +140,27 @@ type streamOptions struct {
 }
 
 type message struct {
-	Content    *string    `json:"content,omitempty"` // nil for an assistant message of tool calls only
+	// Content is a *string, or []contentPart for a user message with
+	// images; nil for an assistant message of tool calls only.
+	Content    any        `json:"content,omitempty"`
 	ToolCalls  []toolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	Role       string     `json:"role"`
+}
+
+// A contentPart is text or an image of a user message.
+type contentPart struct {
+	Type     string    `json:"type"` // "text" or "image_url"
+	Text     string    `json:"text,omitempty"`
+	ImageURL *imageURL `json:"image_url,omitempty"`
+}
+
+type imageURL struct {
+	URL string `json:"url"` // a data: URL
+}
+
+func imagePart(img provider.Image) contentPart {
+	return contentPart{Type: "image_url", ImageURL: &imageURL{URL: "data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)}}
 }
 
 type toolCall struct {
@@ -247,16 +265,36 @@ func messages(system string, ms []provider.Message) []message {
 			continue
 		}
 		// Tool results are messages of their own, and come first: they
-		// answer the assistant message just before.
+		// answer the assistant message just before. They can hold only
+		// text: the images they carried follow in the user's message.
 		results := 0
+		var parts []contentPart
 		for _, part := range m.Parts {
-			if r, ok := part.(provider.ToolResult); ok {
-				out = append(out, message{Content: &r.Content, ToolCallID: r.CallID, Role: "tool"})
+			switch p := part.(type) {
+			case provider.ToolResult:
+				out = append(out, message{Content: &p.Content, ToolCallID: p.CallID, Role: "tool"})
 				results++
+				if len(p.Images) > 0 {
+					parts = append(parts, contentPart{Type: "text", Text: fmt.Sprintf("The images the result of call %s carried:", p.CallID)})
+				}
+				for _, img := range p.Images {
+					parts = append(parts, imagePart(img))
+				}
+			case provider.Text:
+				if p != "" {
+					parts = append(parts, contentPart{Type: "text", Text: string(p)})
+				}
+			case provider.Image:
+				parts = append(parts, imagePart(p))
 			}
 		}
-		if text := m.Text(); text != "" || results == 0 {
-			out = append(out, message{Content: &text, Role: "user"})
+		if len(m.Images()) == 0 {
+			// Plain text, as a string: what every compatible server takes.
+			if text := m.Text(); text != "" || results == 0 {
+				out = append(out, message{Content: &text, Role: "user"})
+			}
+		} else {
+			out = append(out, message{Content: parts, Role: "user"})
 		}
 	}
 	return out

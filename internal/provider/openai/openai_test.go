@@ -439,3 +439,35 @@ func TestModels(t *testing.T) {
 		}
 	}
 }
+
+// The user's images go as image_url parts with data URLs. A tool message
+// holds only text, so a result's images follow in the user's message,
+// after a line saying whose they are. The fake refuses images anywhere
+// else, as the API does.
+func TestImages(t *testing.T) {
+	png := provider.Image{Name: "shot.png", MediaType: "image/png", Data: []byte("\x89PNG\r\n\x1a\npixels")}
+	req := provider.Request{Model: "gpt-test", Messages: []provider.Message{
+		{Role: provider.User, Parts: []provider.Part{provider.Text("What is this?"), png}},
+		{Role: provider.Assistant, Parts: []provider.Part{provider.ToolCall{ID: "call_a", Name: "file_read", Arguments: json.RawMessage(`{}`)}}},
+		{Role: provider.User, Parts: []provider.Part{provider.ToolResult{CallID: "call_a", Content: envelopeOK, Images: []provider.Image{png}}}},
+	}}
+	p := providertest.Play(t, connect, provider.Config{}, req, providertest.Reply{Text: "ok"})
+	if p.Err != nil {
+		t.Fatal(p.Err)
+	}
+	image := map[string]any{"type": "image_url", "image_url": map[string]any{"url": "data:image/png;base64,iVBORw0KGgpwaXhlbHM="}}
+	want := []any{
+		map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "What is this?"}, image}},
+		map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"id": "call_a", "type": "function",
+			"function": map[string]any{"name": "file_read", "arguments": "{}"}}}},
+		map[string]any{"role": "tool", "tool_call_id": "call_a", "content": envelopeOK},
+		map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "The images the result of call call_a carried:"}, image}},
+	}
+	var body struct{ Messages []any }
+	if err := json.Unmarshal(p.Requests[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, body.Messages); d != "" {
+		t.Errorf("messages (-want +got):\n%s", d)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/ikigai-tools/ikigai/internal/provider"
 )
 
 type obj = map[string]any
@@ -51,11 +53,12 @@ func (anthropic) check(body []byte) string {
 	var pending []string // the tool_use ids of the previous assistant message
 	for i, m := range req.Messages {
 		var blocks []struct {
-			Type      string `json:"type"`
-			ID        string `json:"id"`
-			ToolUseID string `json:"tool_use_id"`
-			Thinking  string `json:"thinking"`
-			Signature string `json:"signature"`
+			anthropicImage
+			ID        string          `json:"id"`
+			ToolUseID string          `json:"tool_use_id"`
+			Content   json.RawMessage `json:"content"`
+			Thinking  string          `json:"thinking"`
+			Signature string          `json:"signature"`
 		}
 		json.Unmarshal(m.Content, &blocks) // a string content has no blocks
 		var uses, results []string
@@ -70,6 +73,19 @@ func (anthropic) check(body []byte) string {
 				return fmt.Sprintf("messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found `%s`. When `thinking` is enabled, "+
 					"a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). "+
 					"We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`.", i, b.Type)
+			}
+			at := fmt.Sprintf("messages.%d.content.%d", i, j)
+			if problem := b.check(at); problem != "" {
+				return problem
+			}
+			if b.Type == "tool_result" {
+				var inner []anthropicImage
+				json.Unmarshal(b.Content, &inner)
+				for k, c := range inner {
+					if problem := c.check(fmt.Sprintf("%s.content.%d", at, k)); problem != "" {
+						return problem
+					}
+				}
 			}
 			switch b.Type {
 			case "tool_use":
@@ -90,6 +106,33 @@ func (anthropic) check(body []byte) string {
 		if m.Role == "assistant" {
 			pending = uses
 		}
+	}
+	return ""
+}
+
+// anthropicImage is a content block as far as an image's checks go.
+type anthropicImage struct {
+	Type   string `json:"type"`
+	Source struct {
+		Type      string `json:"type"`
+		MediaType string `json:"media_type"`
+		Data      string `json:"data"`
+	} `json:"source"`
+}
+
+// check returns what the API says of a wrong image block at, if b is one.
+func (b anthropicImage) check(at string) string {
+	if b.Type != "image" {
+		return ""
+	}
+	src := b.Source
+	switch _, err := base64.StdEncoding.DecodeString(src.Data); {
+	case src.Type != "base64":
+		return at + ".source: Input tag '" + src.Type + "' found using 'type' does not match any of the expected tags: 'base64', 'url'"
+	case !slices.Contains(provider.ImageTypes, src.MediaType):
+		return at + ".source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'"
+	case err != nil || src.Data == "":
+		return at + ".source.base64.data: Invalid base64 data"
 	}
 	return ""
 }
@@ -185,8 +228,9 @@ func (openai) check(body []byte) string {
 	var req struct {
 		Model    string `json:"model"`
 		Messages []struct {
-			Role       string `json:"role"`
-			ToolCallID string `json:"tool_call_id"`
+			Role       string          `json:"role"`
+			Content    json.RawMessage `json:"content"`
+			ToolCallID string          `json:"tool_call_id"`
 			ToolCalls  []struct {
 				ID string `json:"id"`
 			} `json:"tool_calls"`
@@ -206,7 +250,23 @@ func (openai) check(body []byte) string {
 		return "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. " +
 			"The following tool_call_ids did not have response messages: " + strings.Join(pending, ", ")
 	}
-	for _, m := range req.Messages {
+	for i, m := range req.Messages {
+		var parts []struct {
+			Type     string `json:"type"`
+			ImageURL struct {
+				URL string `json:"url"`
+			} `json:"image_url"`
+		}
+		json.Unmarshal(m.Content, &parts) // a string content has no parts
+		for j, p := range parts {
+			if p.Type != "image_url" {
+				continue
+			}
+			typ, data, ok := strings.Cut(strings.TrimPrefix(p.ImageURL.URL, "data:"), ";base64,")
+			if _, err := base64.StdEncoding.DecodeString(data); m.Role != "user" || !ok || err != nil || !slices.Contains(provider.ImageTypes, typ) {
+				return fmt.Sprintf("Invalid content type. image_url is only supported by certain models, for messages with role 'user', as a URL or a base64 data URL of a supported image type (messages.%d.content.%d).", i, j)
+			}
+		}
 		if m.Role == "tool" {
 			if !slices.Contains(pending, m.ToolCallID) {
 				return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls' (tool_call_id " + m.ToolCallID + ")."

@@ -147,7 +147,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
 		f = openai{}
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
-		s.listModels(w)
+		if r.Header.Get("Anthropic-Version") != "" {
+			s.listAnthropicModels(w)
+		} else {
+			s.listModels(w)
+		}
 		return
 	default:
 		openai{}.fail(w, http.StatusNotFound, "", fmt.Sprintf("the fake provider has no route %s %s", r.Method, r.URL.Path))
@@ -292,6 +296,32 @@ func (s *Server) listModels(w http.ResponseWriter) {
 		list.Data = append(list.Data, model{ID: m, Object: "model", Created: created, OwnedBy: "library"})
 	}
 	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, list)
+}
+
+// listAnthropicModels answers as Anthropic's /v1/models does: one page,
+// the newest model first, which the fake takes to be the first listed.
+func (s *Server) listAnthropicModels(w http.ResponseWriter) {
+	type model struct {
+		Type        string `json:"type"`
+		ID          string `json:"id"`
+		DisplayName string `json:"display_name"`
+		CreatedAt   string `json:"created_at"`
+	}
+	list := struct {
+		Data    []model `json:"data"`
+		HasMore bool    `json:"has_more"`
+		FirstID *string `json:"first_id"`
+		LastID  *string `json:"last_id"`
+	}{Data: []model{}}
+	s.mu.Lock()
+	for _, m := range s.models {
+		list.Data = append(list.Data, model{Type: "model", ID: m, DisplayName: m, CreatedAt: time.Unix(created, 0).UTC().Format(time.RFC3339)})
+	}
+	s.mu.Unlock()
+	if n := len(list.Data); n > 0 {
+		list.FirstID, list.LastID = &list.Data[0].ID, &list.Data[n-1].ID
+	}
 	writeJSON(w, http.StatusOK, list)
 }
 

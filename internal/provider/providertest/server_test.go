@@ -91,6 +91,18 @@ func TestChecks(t *testing.T) {
 			{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"x","arguments":"{}"}}]}]}`,
 			"did not have response messages: c1"},
 		{openai, `{"model":"m","stream":true,"messages":[{"role":"tool","tool_call_id":"c7","content":"r"}]}`, "(tool_call_id c7)"},
+		{anthropic, `{"model":"m","max_tokens":5,"stream":true,"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/bmp","data":"AA=="}}]}]}`,
+			"messages.0.content.0.source.base64.media_type: Input should be"},
+		{anthropic, `{"model":"m","max_tokens":5,"stream":true,"messages":[{"role":"user","content":"hi"},
+			{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"x","input":{}}]},
+			{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"not base64!"}}]}]}]}`,
+			"messages.2.content.0.content.0.source.base64.data: Invalid base64 data"},
+		{openai, `{"model":"m","stream":true,"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,%%%"}}]}]}`,
+			"image_url is only supported"},
+		{openai, `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"},
+			{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"x","arguments":"{}"}}]},
+			{"role":"tool","tool_call_id":"c1","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,AA=="}}]}]}`,
+			"for messages with role 'user'"},
 	} {
 		status, body := post(t, tc.url, tc.body)
 		if status != 400 || !strings.Contains(body, tc.want) {

@@ -1,0 +1,85 @@
+package agent
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/ikigai-tools/ikigai/internal/execute"
+	"github.com/ikigai-tools/ikigai/internal/plainjson"
+	"github.com/ikigai-tools/ikigai/internal/provider"
+	"github.com/ikigai-tools/ikigai/toolsdk/files"
+)
+
+// maxImages is how many images one result may carry.
+const maxImages = 20
+
+// resultImage is an image as a tool's result carries it, in its "images".
+type resultImage struct {
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"` // base64
+}
+
+// liftImages takes the images out of a successful result of the tool
+// called name: the model gets them as images, beside the result's JSON,
+// which says how many there were ("images": 2). An image that is not one
+// (an unknown media type, data that is not base64 or not that type, one
+// past files.MaxImage or maxImages) is left out, and the result says why
+// ("images_refused"). Any other envelope comes back as it was.
+func liftImages(name string, env execute.Envelope) (execute.Envelope, []provider.Image) {
+	if !env.Success || len(env.Result) == 0 || env.Result[0] != '{' {
+		return env, nil
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(env.Result, &fields) != nil || fields["images"] == nil {
+		return env, nil
+	}
+	var list []resultImage
+	if json.Unmarshal(fields["images"], &list) != nil || slices.ContainsFunc(list, func(img resultImage) bool { return img.MediaType == "" || img.Data == "" }) {
+		return env, nil // not the protocol's images: the tool's own field
+	}
+	var images []provider.Image
+	var refused []string
+	for i, img := range list {
+		data, err := base64.StdEncoding.DecodeString(img.Data)
+		sniffed := files.ImageType(data)
+		switch {
+		case i >= maxImages:
+			refused = append(refused, fmt.Sprintf("image %d: a result carries at most %d images", i+1, maxImages))
+		case !slices.Contains(provider.ImageTypes, img.MediaType):
+			refused = append(refused, fmt.Sprintf("image %d: %q is not one of %v", i+1, img.MediaType, provider.ImageTypes))
+		case err != nil:
+			refused = append(refused, fmt.Sprintf("image %d: the data is not base64", i+1))
+		case len(data) > files.MaxImage:
+			refused = append(refused, fmt.Sprintf("image %d: %d bytes is more than the %d MiB an image may have", i+1, len(data), files.MaxImage>>20))
+		case sniffed != img.MediaType:
+			refused = append(refused, fmt.Sprintf("image %d: the data is %s, not %s", i+1, sniffed, img.MediaType))
+		default:
+			images = append(images, provider.Image{Name: fmt.Sprintf("%s result %d", name, i+1), MediaType: img.MediaType, Data: data})
+		}
+	}
+	fields["images"], _ = plainjson.Marshal(len(images))
+	if len(refused) > 0 {
+		fields["images_refused"], _ = plainjson.Marshal(refused)
+	}
+	result, err := plainjson.Marshal(fields)
+	if err != nil {
+		return env, nil
+	}
+	env.Result = result
+	return env, images
+}
+
+// imagesRefused reports whether err may be the model refusing the images
+// of msgs: the API rejected a request that held some. Servers say so in
+// too many ways to tell it from other reasons; one more request without
+// the images settles it.
+func imagesRefused(err error, msgs []provider.Message) bool {
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe.Kind != provider.BadRequest {
+		return false
+	}
+	return slices.ContainsFunc(msgs, func(m provider.Message) bool { return len(m.Images()) > 0 })
+}
