@@ -110,9 +110,20 @@ type content struct {
 type part struct {
 	Text             string            `json:"text,omitempty"`
 	Thought          bool              `json:"thought,omitempty"`
+	InlineData       *blob             `json:"inlineData,omitempty"`
 	FunctionCall     *functionCall     `json:"functionCall,omitempty"`
 	FunctionResponse *functionResponse `json:"functionResponse,omitempty"`
 	ThoughtSignature string            `json:"thoughtSignature,omitempty"`
+}
+
+// blob is an image, its data in base64 (as encoding/json writes []byte).
+type blob struct {
+	MIMEType string `json:"mimeType"`
+	Data     []byte `json:"data"`
+}
+
+func inline(img provider.Image) part {
+	return part{InlineData: &blob{MIMEType: img.MediaType, Data: img.Data}}
 }
 
 type functionCall struct {
@@ -217,18 +228,28 @@ func contents(ms []provider.Message) []content {
 		if m.Role == provider.Assistant {
 			parts = model(m)
 		} else {
-			var texts []part
+			// The results first, then the images they carried, each
+			// result's introduced, then the user's own text and images.
+			var carried, texts []part
 			for _, p := range m.Parts {
 				switch p := p.(type) {
 				case provider.Text:
 					if p != "" {
 						texts = append(texts, part{Text: string(p)})
 					}
+				case provider.Image:
+					texts = append(texts, inline(p))
 				case provider.ToolResult:
 					parts = append(parts, part{FunctionResponse: &functionResponse{ID: p.CallID, Name: names[p.CallID], Response: response(p)}})
+					if len(p.Images) > 0 {
+						carried = append(carried, part{Text: fmt.Sprintf("The images the result of call %s carried:", p.CallID)})
+					}
+					for _, img := range p.Images {
+						carried = append(carried, inline(img))
+					}
 				}
 			}
-			parts = append(parts, texts...)
+			parts = append(append(parts, carried...), texts...)
 		}
 		if len(parts) == 0 {
 			continue // Gemini rejects a turn without parts

@@ -2,9 +2,11 @@ package providertest
 
 import (
 	"cmp"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -31,8 +33,12 @@ func geminiRoute(path string) (string, bool) {
 }
 
 type geminiPart struct {
-	Text         *string `json:"text"`
-	Thought      bool    `json:"thought"`
+	Text       *string `json:"text"`
+	Thought    bool    `json:"thought"`
+	InlineData *struct {
+		MIMEType string `json:"mimeType"`
+		Data     string `json:"data"`
+	} `json:"inlineData"`
 	FunctionCall *struct {
 		ID   string `json:"id"`
 		Name string `json:"name"`
@@ -89,6 +95,14 @@ func (gemini) check(body []byte) string {
 						"Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.", p.FunctionCall.Name, i+1)
 				}
 				calls = append(calls, call{p.FunctionCall.ID, p.FunctionCall.Name})
+			case p.InlineData != nil:
+				at := fmt.Sprintf("contents[%d].parts[%d].inline_data", i, j)
+				if !slices.Contains([]string{"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif", "image/gif"}, p.InlineData.MIMEType) {
+					return fmt.Sprintf("* GenerateContentRequest.%s.mime_type: Unsupported MIME type: %s", at, p.InlineData.MIMEType)
+				}
+				if _, err := base64.StdEncoding.DecodeString(p.InlineData.Data); err != nil || p.InlineData.Data == "" {
+					return fmt.Sprintf("Invalid value at '%s.data' (TYPE_BYTES), Base64 decoding failed", at)
+				}
 			case p.FunctionResponse != nil:
 				answers = append(answers, call{p.FunctionResponse.ID, p.FunctionResponse.Name})
 				var obj map[string]json.RawMessage
