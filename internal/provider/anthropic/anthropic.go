@@ -239,7 +239,11 @@ func newBody(req provider.Request) request {
 
 func messages(ms []provider.Message) []message {
 	out := make([]message, 0, len(ms))
+	ids := callIDs{seen: map[string]bool{}}
 	for _, m := range ms {
+		if m.Role == provider.Assistant {
+			ids.turn = map[string]string{}
+		}
 		var results, blocks []any
 		for _, part := range m.Parts {
 			switch part := part.(type) {
@@ -260,13 +264,13 @@ func messages(ms []provider.Message) []message {
 			case provider.Image:
 				blocks = append(blocks, image(part))
 			case provider.ToolCall:
-				blocks = append(blocks, toolUseBlock{ID: part.ID, Input: input(part.Arguments), Name: part.Name, Type: "tool_use"})
+				blocks = append(blocks, toolUseBlock{ID: ids.call(part.ID), Input: input(part.Arguments), Name: part.Name, Type: "tool_use"})
 			case provider.ToolResult:
 				content := []any{text(part.Content)}
 				for _, img := range part.Images {
 					content = append(content, image(img))
 				}
-				results = append(results, toolResultBlock{ToolUseID: part.CallID, IsError: part.IsError,
+				results = append(results, toolResultBlock{ToolUseID: ids.result(part.CallID), IsError: part.IsError,
 					Content: content, Type: "tool_result"})
 			}
 		}
@@ -278,6 +282,41 @@ func messages(ms []provider.Message) []message {
 		out = append(out, message{Content: append(results, blocks...), Role: role})
 	}
 	return out
+}
+
+// callIDs makes the tool call ids of a conversation fit the API, which
+// wants each unique and of letters, digits, _ and - only. Another
+// provider's ids may repeat (servers that give none get call_1 in every
+// answer) or hold other characters; such a call is renamed together with
+// its result, which answers it in the next message.
+type callIDs struct {
+	seen map[string]bool
+	turn map[string]string // the last assistant turn's ids as sent, by their own
+}
+
+func (c *callIDs) call(id string) string {
+	out := strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, id)
+	out = cmp.Or(out, "call")
+	for base, n := out, 2; c.seen[out]; n++ {
+		out = fmt.Sprintf("%s_%d", base, n)
+	}
+	c.seen[out] = true
+	if c.turn != nil {
+		c.turn[id] = out
+	}
+	return out
+}
+
+func (c *callIDs) result(id string) string {
+	if out, ok := c.turn[id]; ok {
+		return out
+	}
+	return id
 }
 
 // input is a tool call's arguments as the API takes them back: a JSON

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -51,6 +52,7 @@ func (anthropic) check(body []byte) string {
 		return "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size"
 	}
 	var pending []string // the tool_use ids of the previous assistant message
+	used := map[string]bool{}
 	for i, m := range req.Messages {
 		var blocks []struct {
 			anthropicImage
@@ -89,6 +91,13 @@ func (anthropic) check(body []byte) string {
 			}
 			switch b.Type {
 			case "tool_use":
+				if used[b.ID] {
+					return fmt.Sprintf("messages.%d.content.%d: `tool_use` ids must be unique", i, j)
+				}
+				if !toolUseID.MatchString(b.ID) {
+					return fmt.Sprintf("messages.%d.content.%d.id: String should match pattern '^[a-zA-Z0-9_-]+$'", i, j)
+				}
+				used[b.ID] = true
 				uses = append(uses, b.ID)
 			case "tool_result":
 				if !slices.Contains(pending, b.ToolUseID) {
@@ -212,6 +221,8 @@ func (anthropic) stream(w *eventWriter, r Reply, calls []Call, q query) {
 		w.event("message_stop", obj{"type": "message_stop"})
 	}
 }
+
+var toolUseID = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 
 // thinkingSignature is the signature the fake gives a thinking block's
 // text, and checks when the block comes back: changed or moved text
