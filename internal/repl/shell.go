@@ -91,6 +91,9 @@ type Shell struct {
 	// CheckpointMax caps the files a checkpoint takes, in bytes; 0 for no
 	// cap. Past it, checkpoints are off for the session.
 	CheckpointMax int64
+	// Reasoning is how much the model thinks in this session: the
+	// configured setting, until /reasoning changes it.
+	Reasoning provider.Reasoning
 
 	conv    *agent.Conversation
 	cost    *float64 // what the session's requests cost, when the price is known
@@ -342,6 +345,7 @@ func (s *Shell) run(ctx context.Context, t turn) (*agent.Outcome, error) {
 		a.Provider, a.Model = c.Provider, c.Model
 	}
 	a.Allowed = t.allowed
+	a.Reasoning = s.Reasoning
 	conv := s.conversation()
 	s.begin(ctx, conv)
 	a.Session = s.hookSession()
