@@ -406,7 +406,7 @@ func TestTerminalToolCommands(t *testing.T) {
 	tm.typ("/tool lines\r")
 	tm.waitFor("Tool: lines\nPath: " + filepath.Join(tools, "lines-tool") + "\nSchema:\n{\n  \"name\": \"lines\",")
 	tm.typ("/nosuch\r")
-	tm.waitFor("Unknown command: /nosuch\nCommands: /help /tool /refresh /model /approval /reasoning /clear /context /compact /skills /load /stats /jobs /rewind /diff /exit")
+	tm.waitFor("Unknown command: /nosuch\nCommands: /help /tool /refresh /model /approval /reasoning /clear /context /compact /skills /load /stats /jobs /rewind\n/diff /exit")
 	tm.typ("\x04")
 	tm.exit()
 	if p := processes("sleep 312"); len(p) > 0 {
@@ -515,7 +515,7 @@ func (tm *terminal) waitHistory(want ...string) {
 		status := got[len(got)-1]
 		got = got[:len(got)-1]
 		diff := cmp.Diff(want, got)
-		if diff == "" && strings.HasSuffix(status, " · /help for commands") {
+		if diff == "" && strings.HasPrefix(status, "claude-") { // the status line, not the busy line
 			return
 		}
 		if time.Now().After(deadline) {

@@ -742,5 +742,13 @@ func (m *Model) status() string {
 	if !m.ready {
 		model = "starting"
 	}
-	return m.shell.Status(model).String() + " · /help for commands"
+	st := m.shell.Status(model)
+	status := st.String()
+	// The hint until the conversation starts, and only where it fits: a
+	// row wider than a terminal shrunk under it would not be redrawn
+	// where the renderer expects it.
+	if help := " · /help for commands"; st.Context.Tokens == 0 && ansi.StringWidth(status+help) <= m.textWidth() {
+		status += help
+	}
+	return status
 }
