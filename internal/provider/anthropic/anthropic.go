@@ -17,8 +17,6 @@ import (
 )
 
 const (
-	// DefaultModel is the model used when none is configured.
-	DefaultModel = "claude-sonnet-5-5"
 	// DefaultMaxTokens bounds a response when the request does not; the
 	// API needs a bound, and this one leaves room for writing a file.
 	DefaultMaxTokens = 16384

@@ -30,8 +30,6 @@ import (
 )
 
 const (
-	// DefaultModel is the model used when none is configured.
-	DefaultModel = "gemini-2.5-pro"
 	// DefaultBaseURL is Google's Gemini API; requests go to
 	// BASE/v1beta/models/MODEL:streamGenerateContent.
 	DefaultBaseURL = "https://generativelanguage.googleapis.com"
