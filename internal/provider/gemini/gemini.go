@@ -21,7 +21,9 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -157,35 +159,44 @@ type thinkingConfig struct {
 	ThinkingLevel   string `json:"thinkingLevel,omitempty"`
 }
 
-// thinking is the thinkingConfig for reasoning r on model: a budget for
-// Gemini 2.5, a level for the models after it, nothing for a model that
-// does not think. Off is the least the model allows (2.5 Pro always
-// thinks a little; Gemini 3 Pro at least at LOW).
+// thinking is the thinkingConfig for reasoning r on model: a level for
+// Gemini 3 and later, a budget for 2.5 and for names without a version
+// (gemini-flash-latest), which every thinking model takes; nothing for a
+// model that does not think (Gemini 2.0 and before, Gemma). Off is the
+// least the model allows: the Pro models always think a little.
 func thinking(model string, r provider.Reasoning) *thinkingConfig {
-	if r == provider.ReasoningDefault {
+	if r == provider.ReasoningDefault || !strings.HasPrefix(model, "gemini-") {
 		return nil
 	}
 	c := &thinkingConfig{IncludeThoughts: r != provider.ReasoningOff}
+	pro := strings.Contains(model, "-pro")
+	v := -1.0 // no version in the name
+	if m := version.FindStringSubmatch(model); m != nil {
+		v, _ = strconv.ParseFloat(m[1], 64)
+	}
 	switch {
-	case strings.HasPrefix(model, "gemini-2.5"):
-		budget := map[provider.Reasoning]int{provider.ReasoningLow: 1024, provider.ReasoningMedium: 8192, provider.ReasoningHigh: 24576}[r]
-		if r == provider.ReasoningOff && strings.HasPrefix(model, "gemini-2.5-pro") {
-			budget = 128
-		}
-		c.ThinkingBudget = &budget
-	case strings.HasPrefix(model, "gemini-") && !strings.HasPrefix(model, "gemini-1") && !strings.HasPrefix(model, "gemini-2"):
+	case v >= 0 && v < 2.5:
+		return nil
+	case v > 2.5:
 		c.ThinkingLevel = strings.ToUpper(string(r))
 		if r == provider.ReasoningOff {
-			c.ThinkingLevel = "LOW"
-			if strings.Contains(model, "flash") {
-				c.ThinkingLevel = "MINIMAL"
+			c.ThinkingLevel = "MINIMAL"
+			if pro {
+				c.ThinkingLevel = "LOW"
 			}
 		}
 	default:
-		return nil // a model that does not think
+		budget := map[provider.Reasoning]int{provider.ReasoningLow: 1024, provider.ReasoningMedium: 8192, provider.ReasoningHigh: 24576}[r]
+		if r == provider.ReasoningOff && pro {
+			budget = 128
+		}
+		c.ThinkingBudget = &budget
 	}
 	return c
 }
+
+// version reads the version in a Gemini model's name: 2.5, 3, 3.1.
+var version = regexp.MustCompile(`^gemini-(\d+(?:\.\d+)?)`)
 
 func newBody(req provider.Request) request {
 	r := request{Contents: contents(req.Messages)}
