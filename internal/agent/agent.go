@@ -165,6 +165,15 @@ func (c *Conversation) cut(n int) {
 	}
 }
 
+// Cut takes the messages after the first n out of the conversation, as
+// rewinding it to an earlier turn does, between runs.
+func (c *Conversation) Cut(n int) {
+	if c.reportedAt > n {
+		c.reported, c.reportedAt = 0, 0 // the report covered messages now gone
+	}
+	c.cut(n)
+}
+
 // Add appends a message the user brings to the conversation (a loaded
 // skill), between runs.
 func (c *Conversation) Add(m provider.Message) { c.append(m) }

@@ -21,6 +21,7 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/approval"
 	"github.com/ikigai-tools/ikigai/internal/buildinfo"
 	"github.com/ikigai-tools/ikigai/internal/calllog"
+	"github.com/ikigai-tools/ikigai/internal/checkpoint"
 	"github.com/ikigai-tools/ikigai/internal/discovery"
 	"github.com/ikigai-tools/ikigai/internal/execute"
 	"github.com/ikigai-tools/ikigai/internal/fserr"
@@ -55,6 +56,9 @@ type Config struct {
 	TrustedDirectories []string
 	MCPServers         map[string]MCPServer
 	LogMaxBytes        int64
+	// CheckpointMaxMB caps the files a checkpoint of the workspace takes,
+	// in MB; 0 for no cap.
+	CheckpointMaxMB int
 	// ContextWindow is the model's context in tokens, when the built-in
 	// table or the server cannot say; 0 leaves it to them.
 	ContextWindow int
@@ -167,12 +171,13 @@ const MCPPrefix = "mcp--"
 // the packages that use them.
 func Default() *Config {
 	return &Config{
-		MaxToolTurns:  agent.DefaultMaxToolTurns,
-		Approval:      string(approval.Ask),
-		ToolTimeout:   execute.DefaultTimeout,
-		SchemaTimeout: discovery.DefaultSchemaTimeout,
-		LogMaxBytes:   calllog.DefaultMaxBytes,
-		ResultInline:  execute.DefaultInline,
+		MaxToolTurns:    agent.DefaultMaxToolTurns,
+		Approval:        string(approval.Ask),
+		ToolTimeout:     execute.DefaultTimeout,
+		SchemaTimeout:   discovery.DefaultSchemaTimeout,
+		LogMaxBytes:     calllog.DefaultMaxBytes,
+		ResultInline:    execute.DefaultInline,
+		CheckpointMaxMB: checkpoint.DefaultMaxMB,
 
 		Sandbox:         string(sandbox.Off),
 		SandboxNetwork:  "on",
@@ -338,6 +343,8 @@ func (c *Config) set(d *decoder, doc map[string]json.RawMessage, scope Scope) {
 			d.mcpServers(key, raw, c)
 		case "log_max_bytes":
 			d.int64(key, raw, &c.LogMaxBytes)
+		case "checkpoint_max_mb":
+			d.count(key, raw, &c.CheckpointMaxMB)
 		case "context_window":
 			d.int(key, raw, &c.ContextWindow)
 		case "compact_at":

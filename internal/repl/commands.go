@@ -43,6 +43,8 @@ func init() {
 		{"load", "NAME", "add a skill to the conversation", (*Shell).load},
 		{"stats", "", "how the tool calls in the log went: calls, failures, durations", (*Shell).stats},
 		{"jobs", "", "list the background jobs the job tool started", (*Shell).jobs},
+		{"rewind", "[N]", "list the turns, or take the files and the conversation back to before turn N (/rewind N files, or N conversation: only those)", (*Shell).rewind},
+		{"diff", "", "what the session changed in the files so far", (*Shell).diff},
 		{"exit", "", "quit", func(*Shell, context.Context, string) (Result, error) { return Result{Quit: true}, nil }},
 	}
 }
@@ -89,6 +91,7 @@ func (s *Shell) command(ctx context.Context, name, arg string) (Result, error) {
 		if err != nil {
 			return Result{Output: "Error: " + err.Error()}, nil
 		}
+		t.line = strings.TrimSpace("/" + name + " " + arg)
 		out, err := s.prompt(ctx, t, "/clear starts a new one")
 		return Result{Outcome: out}, err
 	}
@@ -317,6 +320,8 @@ func (s *Shell) clear(ctx context.Context, _ string) (Result, error) {
 	s.End(ctx, "clear")
 	s.Close()
 	s.conv, s.writer, s.resumed, s.saveErr = nil, nil, false, nil
+	s.setTurns(nil)
+	s.repo, s.checkpointsOff = nil, false
 	s.cleared = true
 	s.setSaving(nil)
 	if saved == "" {

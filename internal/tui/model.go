@@ -458,8 +458,14 @@ func (m *Model) finish(res repl.Result, err error) {
 	if res.Model != "" {
 		m.model = res.Model
 	}
-	if res.Output != "" {
+	switch {
+	case res.Output != "" && res.Diff:
+		m.print(diffText(display.Clean(res.Output)))
+	case res.Output != "":
 		m.print(display.Clean(res.Output))
+	}
+	if res.Prompt != "" {
+		m.input.SetValue(res.Prompt) // a rewound turn's, to edit and send again
 	}
 	if res.Outcome != nil && res.Outcome.LimitReached {
 		m.print(styled(errorStyle, agent.LimitMessage(res.Outcome.ToolTurns)))

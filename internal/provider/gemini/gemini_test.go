@@ -239,6 +239,26 @@ func kindOf(e *provider.Error) provider.Kind {
 	return e.Kind
 }
 
+func TestModels(t *testing.T) {
+	srv := providertest.NewServer(providertest.Transcript{Models: []string{"gemini-9-pro", "gemini-9-flash"}})
+	defer srv.Close()
+	p, err := gemini.New(gemini.Config{APIKey: "test-key", BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	models, err := p.Models(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"gemini-9-pro", "gemini-9-flash"}, models); d != "" {
+		t.Errorf("models (-want +got):\n%s", d)
+	}
+	got := srv.Requests()[0]
+	if got.Method != "GET" || got.Path != "/v1beta/models" || got.Header.Get("X-Goog-Api-Key") != "test-key" {
+		t.Errorf("%s %s with headers %v", got.Method, got.Path, got.Header)
+	}
+}
+
 // Images go as inlineData: the user's where they are, a result's after the
 // function responses of its turn, introduced; the fake checks them as the
 // API does.

@@ -146,6 +146,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		f = anthropic{}
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
 		f = openai{}
+	case r.Method == http.MethodGet && r.URL.Path == "/v1beta/models":
+		s.listGeminiModels(w)
+		return
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
 		if r.Header.Get("Anthropic-Version") != "" {
 			s.listAnthropicModels(w)
@@ -294,6 +297,25 @@ func (s *Server) listModels(w http.ResponseWriter) {
 	s.mu.Lock()
 	for _, m := range s.models {
 		list.Data = append(list.Data, model{ID: m, Object: "model", Created: created, OwnedBy: "library"})
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, list)
+}
+
+// listGeminiModels answers as Gemini's /v1beta/models does: each model
+// by its resource name, able to generate content.
+func (s *Server) listGeminiModels(w http.ResponseWriter) {
+	type model struct {
+		Name        string   `json:"name"`
+		DisplayName string   `json:"displayName"`
+		Methods     []string `json:"supportedGenerationMethods"`
+	}
+	list := struct {
+		Models []model `json:"models"`
+	}{Models: []model{}}
+	s.mu.Lock()
+	for _, m := range s.models {
+		list.Models = append(list.Models, model{Name: "models/" + m, DisplayName: m, Methods: []string{"generateContent", "countTokens"}})
 	}
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, list)

@@ -17,7 +17,8 @@
 // Gemini's; all take the next reply of the one transcript, so a transcript
 // plays the same conversation to any provider. GET /v1/models lists
 // Transcript.Models in OpenAI's format, as Ollama does, or in Anthropic's
-// when the request has an anthropic-version header. A message
+// when the request has an anthropic-version header; GET /v1beta/models
+// lists them in Gemini's. A message
 // request is checked the way the real APIs check it (it streams, names a
 // model, and every tool call is answered by a result with its id in the
 // next message, and no result lacks its call); one that fails gets a 400
