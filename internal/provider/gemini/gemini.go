@@ -225,17 +225,18 @@ func newBody(req provider.Request) request {
 // their calls, and the results as functionResponse parts, named after
 // their calls, before any text of the user's turn.
 func contents(ms []provider.Message) []content {
+	// A result is named after the call it answers, in the turn before:
+	// ids from another provider may repeat across turns.
 	names := map[string]string{} // call id → tool name
-	for _, m := range ms {
-		for _, c := range m.ToolCalls() {
-			names[c.ID] = c.Name
-		}
-	}
 	out := make([]content, 0, len(ms))
 	for _, m := range ms {
 		var parts []part
 		if m.Role == provider.Assistant {
 			parts = model(m)
+			clear(names)
+			for _, c := range m.ToolCalls() {
+				names[c.ID] = c.Name
+			}
 		} else {
 			// The results first, then the images they carried, each
 			// result's introduced, then the user's own text and images.
