@@ -30,10 +30,9 @@ const maxPaths = 20000
 // completes /commands (the custom ones too, each with a space after it),
 // the argument of /tool (tool names), /load (skills), /model (the
 // provider's models), /approval (modes), /reasoning (levels) and /rewind
-// (turns), and @paths:
-// the files and directories under the working directory, as git lists
-// them when it is a repository (so that what .gitignore ignores is left
-// out). No items means nothing completes.
+// (turns), and @paths: the files and directories under the working
+// directory, as git lists them when it is a repository (so that what
+// .gitignore ignores is left out). No items means nothing completes.
 func (s *Shell) Complete(line string, cursor int) (start int, items []string) {
 	cursor = min(max(cursor, 0), len(line))
 	before := line[:cursor]
