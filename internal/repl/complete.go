@@ -29,10 +29,10 @@ const maxPaths = 20000
 // may be completed to: each item replaces line[start:cursor]. It
 // completes /commands (the custom ones too, each with a space after it),
 // the argument of /tool (tool names), /load (skills), /model (the
-// provider's models), /approval (modes) and /rewind (turns), and @paths:
-// the files and directories under the working directory, as git lists
-// them when it is a repository (so that what .gitignore ignores is left
-// out). No items means nothing completes.
+// provider's models), /approval (modes), /reasoning (levels) and /rewind
+// (turns), and @paths: the files and directories under the working
+// directory, as git lists them when it is a repository (so that what
+// .gitignore ignores is left out). No items means nothing completes.
 func (s *Shell) Complete(line string, cursor int) (start int, items []string) {
 	cursor = min(max(cursor, 0), len(line))
 	before := line[:cursor]
@@ -66,6 +66,8 @@ func (s *Shell) Complete(line string, cursor int) (start int, items []string) {
 		names = s.models()
 	case "/approval":
 		names = []string{string(approval.Ask), string(approval.Auto), string(approval.ReadOnly), string(approval.Sandboxed)}
+	case "/reasoning":
+		names = []string{"off", "low", "medium", "high"}
 	case "/rewind":
 		s.mu.Lock()
 		n := len(s.turns)
