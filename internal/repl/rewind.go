@@ -2,6 +2,8 @@ package repl
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -79,13 +81,20 @@ func (s *Shell) checkpoints(ctx context.Context) *checkpoint.Repo {
 		s.offCheckpoints("the working directory is your whole home directory")
 		return nil
 	}
-	r, err := checkpoint.Open(ctx, filepath.Join(s.Checkpoints, s.id+".git"), s.Dir, s.CheckpointMax)
+	r, err := checkpoint.Open(ctx, s.checkpointDir(), s.Dir, s.id, s.CheckpointMax)
 	if err != nil {
 		s.offCheckpoints(err.Error())
 		return nil
 	}
 	s.repo = r
 	return r
+}
+
+// checkpointDir is the shadow repository of the working directory, which
+// the sessions held in it share: its name, and a hash of its path.
+func (s *Shell) checkpointDir() string {
+	sum := sha256.Sum256([]byte(filepath.Clean(s.Dir)))
+	return filepath.Join(s.Checkpoints, filepath.Base(s.Dir)+"-"+hex.EncodeToString(sum[:8])+".git")
 }
 
 // snapshot records the files as they are, returning the checkpoint's id;
@@ -99,7 +108,7 @@ func (s *Shell) snapshot(ctx context.Context, message string) string {
 	id, err := r.Snapshot(ctx, message)
 	if err != nil {
 		if !s.hasCheckpoint() {
-			r.Remove() // nothing in it worth keeping
+			r.Forget(ctx) // nothing of this session's worth keeping
 		}
 		s.repo = nil
 		s.offCheckpoints(err.Error())
@@ -228,7 +237,7 @@ func (s *Shell) openCheckpoints(ctx context.Context) *checkpoint.Repo {
 	if s.repo != nil || s.Checkpoints == "" {
 		return s.repo
 	}
-	r, err := checkpoint.Open(ctx, filepath.Join(s.Checkpoints, s.id+".git"), s.Dir, s.CheckpointMax)
+	r, err := checkpoint.Open(ctx, s.checkpointDir(), s.Dir, s.id, s.CheckpointMax)
 	if err != nil {
 		return nil
 	}
