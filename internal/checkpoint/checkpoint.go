@@ -31,7 +31,6 @@ const DefaultMaxMB = 100
 // gitTimeout bounds one git command.
 const gitTimeout = 2 * time.Minute
 
-
 // TooLargeError says the workspace's files are over the cap: the snapshot
 // was not taken.
 type TooLargeError struct {
