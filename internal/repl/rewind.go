@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -52,7 +53,15 @@ func (s *Shell) endTurn(ctx context.Context, conv *agent.Conversation, t *sessio
 	}
 }
 
-// setTurns sets the turns; Complete reads them while a line runs.
+// Turns returns the conversation's turns, oldest first: what /rewind N
+// takes back, N counting from 1. It may be called while a line runs.
+func (s *Shell) Turns() []session.Turn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.turns)
+}
+
+// setTurns sets the turns; Complete and Turns read them while a line runs.
 func (s *Shell) setTurns(turns []session.Turn) {
 	s.mu.Lock()
 	s.turns = turns

@@ -80,6 +80,9 @@ func TestRewind(t *testing.T) {
 	if !res.Diff || !strings.Contains(res.Output, " a.txt | 1 +\n") || !strings.Contains(res.Output, "+changed\n") || !strings.Contains(res.Output, "-b\n") {
 		t.Errorf("/diff:\n%s", res.Output)
 	}
+	if turns := f.shell.Turns(); len(turns) != 2 || turns[0].Prompt != "change the files\nplease" || turns[0].Before == "" || turns[1].Before != "" {
+		t.Errorf("turns: %+v", turns)
+	}
 	if _, items := f.shell.Complete("/rewind ", 8); !cmp.Equal(items, []string{"1", "2"}) {
 		t.Errorf("completing /rewind: %q", items)
 	}
