@@ -65,6 +65,12 @@ func Open(ctx context.Context, dir, work, session string, maxBytes int64) (*Repo
 	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err == nil {
 		return r, nil
 	}
+	// A state directory inside the workspace must not be snapshotted into
+	// itself.
+	var exclude []byte
+	if rel, err := filepath.Rel(work, dir); err == nil && filepath.IsLocal(rel) {
+		exclude = []byte("/" + filepath.ToSlash(rel) + "/\n")
+	}
 	made := false
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		made = true
@@ -80,6 +86,11 @@ func Open(ctx context.Context, dir, work, session string, maxBytes int64) (*Repo
 			if _, err = r.git(ctx, "config", kv[0], kv[1]); err != nil {
 				break
 			}
+		}
+	}
+	if err == nil && exclude != nil {
+		if err = os.MkdirAll(filepath.Join(dir, "info"), 0o700); err == nil {
+			err = os.WriteFile(filepath.Join(dir, "info", "exclude"), exclude, 0o600)
 		}
 	}
 	if err != nil {

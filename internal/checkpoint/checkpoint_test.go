@@ -204,3 +204,31 @@ func TestSessionsShare(t *testing.T) {
 		t.Error("the repository outlived its last session")
 	}
 }
+
+// A shadow repository inside the workspace (the state directory is there)
+// leaves itself out.
+func TestRepositoryInsideWorkspace(t *testing.T) {
+	ctx := context.Background()
+	work := t.TempDir()
+	write(t, work, "a.txt", "one\n")
+	repo, err := checkpoint.Open(ctx, filepath.Join(work, "state", "checkpoints", "w.git"), work, "s1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := repo.Snapshot(ctx, "first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, work, "a.txt", "two\n")
+	second, err := repo.Snapshot(ctx, "second")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, _ := repo.Changed(ctx, first, second)
+	if !cmp.Equal(changed, []string{"a.txt"}) {
+		t.Errorf("changed: %q", changed)
+	}
+	if _, err := repo.Restore(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+}

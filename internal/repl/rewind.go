@@ -86,11 +86,11 @@ func (s *Shell) checkpoints(ctx context.Context) *checkpoint.Repo {
 		return s.repo
 	case s.Checkpoints == "" || s.checkpointsOff:
 		return nil
-	case s.Home != "" && sameDir(s.Dir, s.Home):
+	case s.Home != "" && sameDir(s.checkpointRoot(), s.Home):
 		s.offCheckpoints("the working directory is your whole home directory")
 		return nil
 	}
-	r, err := checkpoint.Open(ctx, s.checkpointDir(), s.Dir, s.id, s.CheckpointMax)
+	r, err := checkpoint.Open(ctx, s.checkpointDir(), s.checkpointRoot(), s.id, s.CheckpointMax)
 	if err != nil {
 		s.offCheckpoints(err.Error())
 		return nil
@@ -99,11 +99,21 @@ func (s *Shell) checkpoints(ctx context.Context) *checkpoint.Repo {
 	return r
 }
 
-// checkpointDir is the shadow repository of the working directory, which
-// the sessions held in it share: its name, and a hash of its path.
+// checkpointRoot is the directory the checkpoints cover.
+func (s *Shell) checkpointRoot() string {
+	if s.CheckpointRoot != "" {
+		return s.CheckpointRoot
+	}
+	return s.Dir
+}
+
+// checkpointDir is the shadow repository of the directory the checkpoints
+// cover, which the sessions held in it share: its name, and a hash of its
+// path.
 func (s *Shell) checkpointDir() string {
-	sum := sha256.Sum256([]byte(filepath.Clean(s.Dir)))
-	return filepath.Join(s.Checkpoints, filepath.Base(s.Dir)+"-"+hex.EncodeToString(sum[:8])+".git")
+	root := filepath.Clean(s.checkpointRoot())
+	sum := sha256.Sum256([]byte(root))
+	return filepath.Join(s.Checkpoints, filepath.Base(root)+"-"+hex.EncodeToString(sum[:8])+".git")
 }
 
 // snapshot records the files as they are, returning the checkpoint's id;
@@ -246,7 +256,7 @@ func (s *Shell) openCheckpoints(ctx context.Context) *checkpoint.Repo {
 	if s.repo != nil || s.Checkpoints == "" {
 		return s.repo
 	}
-	r, err := checkpoint.Open(ctx, s.checkpointDir(), s.Dir, s.id, s.CheckpointMax)
+	r, err := checkpoint.Open(ctx, s.checkpointDir(), s.checkpointRoot(), s.id, s.CheckpointMax)
 	if err != nil {
 		return nil
 	}

@@ -301,7 +301,7 @@ func (h *Host) Shell(r Resume) (*repl.Shell, error) {
 	store := w.Sessions()
 	s := &repl.Shell{Backend: h, Dir: w.Dir, Home: w.Home, Skills: w.SkillDirs(), Sessions: store, LogDir: w.LogDir(), Hooks: h.hooks, Commands: w.CommandDirs()}
 	if dir := w.Checkpoints(); dir != "" {
-		s.Checkpoints, s.CheckpointMax = dir, int64(w.Config.CheckpointMaxMB)*1_000_000
+		s.Checkpoints, s.CheckpointMax, s.CheckpointRoot = dir, int64(w.Config.CheckpointMaxMB)*1_000_000, w.Root
 	}
 	h.shells = append(h.shells, s)
 	if h.api != nil {
