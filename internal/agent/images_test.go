@@ -18,7 +18,7 @@ func TestLiftImages(t *testing.T) {
 	image := func(typ, data string) string { return `{"media_type":"` + typ + `","data":"` + data + `"}` }
 	for _, tc := range []struct {
 		name, result, want string
-		images            int
+		images             int
 	}{
 		{"one image", `{"output":"a picture","images":[` + image("image/png", b64) + `]}`, `{"images":1,"output":"a picture"}`, 1},
 		{"refused ones are said", `{"images":[` + image("image/png", b64) + `,` + image("image/bmp", b64) + `,` + image("image/png", "%%") + `,` + image("image/jpeg", b64) + `]}`,

@@ -34,10 +34,13 @@ import (
 // Config is the merged settings. Zero values of Provider, Model, BaseURL and
 // MaxTokens mean the provider's own default.
 type Config struct {
-	Provider     string // "anthropic", "openai", "openai-compatible" or "google"
-	Model        string
-	BaseURL      string
-	MaxTokens    int
+	Provider  string // "anthropic", "openai", "openai-compatible" or "google"
+	Model     string
+	BaseURL   string
+	MaxTokens int
+	// Reasoning is how much the model thinks: "off", "low", "medium" or
+	// "high"; empty for the model's own default.
+	Reasoning    string
 	MaxToolTurns int
 	Approval     string // "ask", "auto", "read-only" or "sandboxed"
 	// Allow, Ask and Deny are approval rules, gathered from every file
@@ -312,6 +315,8 @@ func (c *Config) set(d *decoder, doc map[string]json.RawMessage, scope Scope) {
 			d.string(key, raw, &c.BaseURL)
 		case "max_tokens":
 			d.int(key, raw, &c.MaxTokens)
+		case "reasoning":
+			d.enum(key, raw, &c.Reasoning, "off", "low", "medium", "high")
 		case "max_tool_turns":
 			d.int(key, raw, &c.MaxToolTurns)
 		case "approval":
@@ -384,6 +389,7 @@ var envVars = []struct {
 	{"IKIGAI_MODEL", "model", false},
 	{"IKIGAI_BASE_URL", "base_url", false},
 	{"IKIGAI_MAX_TOKENS", "max_tokens", true},
+	{"IKIGAI_REASONING", "reasoning", false},
 	{"IKIGAI_MAX_TOOL_TURNS", "max_tool_turns", true},
 	{"IKIGAI_APPROVAL", "approval", false},
 	{"IKIGAI_TOOL_TIMEOUT_SECONDS", "tool_timeout_seconds", true},

@@ -35,6 +35,7 @@ func init() {
 		{"tool", "[NAME]", "list the tools, or show one's path and schema", (*Shell).tool},
 		{"refresh", "", "look for tools again", (*Shell).refresh},
 		{"model", "[NAME]", "show the model and the provider's others, or switch to another", (*Shell).setModel},
+		{"reasoning", "[LEVEL]", "show how much the model thinks, or set it for this session: off, low, medium or high", (*Shell).setReasoning},
 		{"clear", "", "start a new conversation", (*Shell).clear},
 		{"context", "", "what fills the model's context, and how full it is", (*Shell).context},
 		{"compact", "[FOCUS]", "summarise the older part of the conversation to make room, keeping FOCUS above all", (*Shell).compact},
@@ -298,6 +299,20 @@ func (s *Shell) setModel(ctx context.Context, name string) (Result, error) {
 		res.Output += "\nModels (/model NAME switches; Tab completes the name):\n  " + strings.Join(list, "\n  ")
 	}
 	return res, nil
+}
+
+func (s *Shell) setReasoning(_ context.Context, level string) (Result, error) {
+	if level != "" {
+		r, err := provider.ParseReasoning(level)
+		if err != nil {
+			return Result{Output: "Error: " + err.Error()}, nil
+		}
+		s.Reasoning = r
+	}
+	if s.Reasoning == provider.ReasoningDefault {
+		return Result{Output: "Reasoning: the model's default (/reasoning off, low, medium or high to set it)"}, nil
+	}
+	return Result{Output: "Reasoning: " + string(s.Reasoning)}, nil
 }
 
 func (s *Shell) clear(ctx context.Context, _ string) (Result, error) {

@@ -95,6 +95,9 @@ type Shell struct {
 	// the repository Dir is in, so that a change anywhere in it is undone
 	// and every .gitignore of it applies; Dir when "".
 	CheckpointRoot string
+	// Reasoning is how much the model thinks in this session: the
+	// configured setting, until /reasoning changes it.
+	Reasoning provider.Reasoning
 
 	conv    *agent.Conversation
 	cost    *float64 // what the session's requests cost, when the price is known
@@ -346,6 +349,7 @@ func (s *Shell) run(ctx context.Context, t turn) (*agent.Outcome, error) {
 		a.Provider, a.Model = c.Provider, c.Model
 	}
 	a.Allowed = t.allowed
+	a.Reasoning = s.Reasoning
 	conv := s.conversation()
 	s.begin(ctx, conv)
 	a.Session = s.hookSession()

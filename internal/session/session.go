@@ -337,6 +337,16 @@ type part struct {
 	Image      *image      `json:"image,omitempty"`
 	ToolCall   *toolCall   `json:"tool_call,omitempty"`
 	ToolResult *toolResult `json:"tool_result,omitempty"`
+	Thinking   *thinking   `json:"thinking,omitempty"`
+}
+
+// thinking is the model's reasoning, with what its API needs to take it
+// back.
+type thinking struct {
+	Provider  string `json:"provider"`
+	Text      string `json:"text,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Redacted  string `json:"redacted,omitempty"`
 }
 
 // image is a picture, its data in base64.
@@ -377,6 +387,8 @@ func encode(m provider.Message) message {
 				r.Images = append(r.Images, image(img))
 			}
 			out.Parts = append(out.Parts, part{ToolResult: r})
+		case provider.Thinking:
+			out.Parts = append(out.Parts, part{Thinking: &thinking{p.Provider, p.Text, p.Signature, p.Redacted}})
 		}
 	}
 	return out
@@ -389,18 +401,21 @@ func (m message) decode() (provider.Message, error) {
 	out := provider.Message{Role: m.Role}
 	for i, p := range m.Parts {
 		set := 0
-		for _, ok := range []bool{p.Text != nil, p.Image != nil, p.ToolCall != nil, p.ToolResult != nil} {
+		for _, ok := range []bool{p.Text != nil, p.Image != nil, p.ToolCall != nil, p.ToolResult != nil, p.Thinking != nil} {
 			if ok {
 				set++
 			}
 		}
 		switch {
 		case set != 1:
-			return provider.Message{}, fmt.Errorf("part %d: want one of text, image, tool_call or tool_result", i+1)
+			return provider.Message{}, fmt.Errorf("part %d: want one of text, image, tool_call, tool_result or thinking", i+1)
 		case p.Text != nil:
 			out.Parts = append(out.Parts, provider.Text(*p.Text))
 		case p.Image != nil:
 			out.Parts = append(out.Parts, provider.Image(*p.Image))
+		case p.Thinking != nil:
+			t := p.Thinking
+			out.Parts = append(out.Parts, provider.Thinking{Provider: t.Provider, Text: t.Text, Signature: t.Signature, Redacted: t.Redacted})
 		case p.ToolCall != nil:
 			c := p.ToolCall
 			out.Parts = append(out.Parts, provider.ToolCall{ID: c.ID, Name: c.Name, Arguments: json.RawMessage(c.Arguments), Signature: c.Signature})

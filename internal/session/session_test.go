@@ -19,6 +19,8 @@ import (
 var conversation = []provider.Message{
 	{Role: provider.User, Parts: []provider.Part{provider.Text("List the files\nplease"), provider.Image{Name: "a.png", MediaType: "image/png", Data: []byte("\x89PNG")}}},
 	{Role: provider.Assistant, Parts: []provider.Part{
+		provider.Thinking{Provider: "anthropic", Text: "Listing first.", Signature: "EqQB"},
+		provider.Thinking{Provider: "anthropic", Redacted: "EmwKAhgB"},
 		provider.Text("Looking."),
 		provider.ToolCall{ID: "call_1", Name: "bash", Arguments: json.RawMessage(`{"command": "ls"}`), Signature: "c2lnbmF0dXJl"},
 		provider.ToolCall{ID: "call_2", Name: "glob", Arguments: json.RawMessage(`{"pattern": "*.go"`)},
