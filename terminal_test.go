@@ -309,6 +309,22 @@ func processes(pattern string) []string {
 	return found
 }
 
+// gone fails the test unless no process whose command line holds pattern
+// is left within a second: one killed may take a moment to go.
+func gone(t *testing.T, pattern string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Second); ; time.Sleep(20 * time.Millisecond) {
+		p := processes(pattern)
+		if len(p) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("left running: %v", p)
+			return
+		}
+	}
+}
+
 func toolCall(id, name string, args any) providertest.Call {
 	data, _ := json.Marshal(args)
 	return providertest.Call{ID: id, Name: name, Arguments: data}
@@ -390,11 +406,48 @@ func TestTerminalToolCommands(t *testing.T) {
 	tm.typ("/tool lines\r")
 	tm.waitFor("Tool: lines\nPath: " + filepath.Join(tools, "lines-tool") + "\nSchema:\n{\n  \"name\": \"lines\",")
 	tm.typ("/nosuch\r")
-	tm.waitFor("Unknown command: /nosuch\nCommands: /help /tool /refresh /model /clear /context /compact /skills /load /stats /jobs /rewind /diff /exit")
+	tm.waitFor("Unknown command: /nosuch\nCommands: /help /tool /refresh /model /approval /reasoning /clear /context /compact /skills /load /stats /jobs /rewind /diff /exit")
 	tm.typ("\x04")
 	tm.exit()
 	if p := processes("sleep 312"); len(p) > 0 {
 		t.Errorf("left running: %v", p)
+	}
+}
+
+// Enter while the model works queues the line and sends it after; Esc
+// cancels a running tool and leaves nothing running; Tab completes a
+// command and an @path.
+func TestTerminalQueueEscTab(t *testing.T) {
+	s := newSession(t,
+		providertest.Reply{Text: "First answer.", DelayMS: 1500},
+		providertest.Reply{Text: "Second answer."},
+		providertest.Reply{ToolCalls: []providertest.Call{
+			toolCall("toolu_1", "bash", map[string]string{"command": "echo started > mark; sleep 313"}),
+		}},
+	)
+	s.file(filepath.Join(s.dir, "README.md"), "# read me\n", 0o644)
+	tm := s.start("--yes")
+	tm.waitFor("/help for commands")
+	tm.typ("first\r")
+	tm.waitFor("Working…")
+	tm.typ("second\r")
+	tm.waitFor("Queued: second")
+	tm.waitFor("First answer.\n\n> second\nSecond answer.")
+
+	tm.typ("wait\r")
+	waitFile(t, filepath.Join(s.dir, "mark"))
+	tm.waitFor("Running bash…")
+	tm.typ("\x1b")
+	tm.waitFor("← bash: TOOL_CANCELLED", "Cancelled.")
+	gone(t, "sleep 313")
+
+	tm.typ("/to\t")
+	tm.waitFor("> /tool")
+	tm.typ("\x03@READ\t")
+	tm.waitFor("> @README.md")
+	tm.typ("\x03\x04")
+	if code := tm.exit(); code != 0 {
+		t.Errorf("exit code %d", code)
 	}
 }
 
