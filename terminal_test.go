@@ -719,3 +719,37 @@ func TestTerminalRewind(t *testing.T) {
 		t.Errorf("exit code %d", code)
 	}
 }
+
+// Esc twice on an empty prompt opens the turns to rewind to: Enter takes
+// one, f its files.
+func TestTerminalRewindPicker(t *testing.T) {
+	s := newSession(t,
+		providertest.Reply{ToolCalls: []providertest.Call{toolCall("toolu_1", "bash", map[string]string{"command": "echo more >> a.txt"})}},
+		providertest.Reply{Text: "Changed."},
+		providertest.Reply{Text: "Just talk."},
+	)
+	s.file(filepath.Join(s.dir, "a.txt"), "alpha\n", 0o644)
+	tm := s.start("--yes")
+	tm.waitFor("/help for commands")
+	tm.typ("Change the file\r")
+	tm.waitFor("Changed.\n> Ask anything")
+	tm.typ("Say something\r")
+	tm.waitFor("Just talk.\n> Ask anything")
+	tm.typ("\x1b")
+	tm.waitFor("Press Esc again to rewind to an earlier turn.")
+	tm.typ("\x1b")
+	tm.waitFor("  1  Change the file  (changed files)\n> 2  Say something\nRewind: Up and Down choose a turn, Enter takes it, Esc leaves")
+	tm.typ("\x1b[A") // Up
+	tm.waitFor("> 1  Change the file  (changed files)\n  2  Say something")
+	tm.typ("\r")
+	tm.waitFor("Rewind to before turn 1? b files and conversation · f files only · c conversation only · Esc back")
+	tm.typ("f")
+	tm.waitFor("> /rewind 1 files\nFiles restored to before turn 1 (1 changed: a.txt).")
+	if data, err := os.ReadFile(filepath.Join(s.dir, "a.txt")); err != nil || string(data) != "alpha\n" {
+		t.Errorf("a.txt: %q, %v", data, err)
+	}
+	tm.typ("\x04")
+	if code := tm.exit(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ikigai-tools/ikigai/internal/display"
 	"github.com/ikigai-tools/ikigai/internal/session"
@@ -122,4 +123,32 @@ func (p *rewindPicker) view(width, rows int) []string {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return line
+}
+
+// rewindKey handles Esc on an empty prompt: the second in a row (or the
+// first after an Esc that cancelled a run) opens the picker of turns.
+func (m *Model) rewindKey() {
+	if !m.escArmed {
+		m.escArmed = true
+		m.hint = "Press Esc again to rewind to an earlier turn."
+		return
+	}
+	m.escArmed = false
+	if m.picker = newRewindPicker(m.shell.Turns()); m.picker == nil {
+		m.hint = "Nothing to rewind yet."
+	}
+}
+
+// pick handles a key while the picker of turns is up; what it picks is
+// sent as the /rewind line it stands for, as if typed.
+func (m *Model) pick(k tea.KeyPressMsg) tea.Cmd {
+	line, done := m.picker.key(strings.ToLower(k.String()))
+	if done {
+		m.picker = nil
+	}
+	if line == "" {
+		return nil
+	}
+	m.input.SetValue(line)
+	return m.submit()
 }

@@ -1,7 +1,10 @@
 package tui
 
 import (
+	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/google/go-cmp/cmp"
@@ -71,5 +74,24 @@ func TestRewindPicker(t *testing.T) {
 	p.key("enter")
 	if line, _ := p.key("f"); line != "/rewind 3 files" {
 		t.Errorf("f: %q", line)
+	}
+}
+
+// Esc twice on an empty prompt with no turns says so; any other key in
+// between disarms it.
+func TestEscEscNothingToRewind(t *testing.T) {
+	s := newScreen(t)
+	s.send(tea.KeyPressMsg{Code: tea.KeyEscape})
+	if v := s.view(); !strings.Contains(v, "Press Esc again to rewind to an earlier turn.") {
+		t.Errorf("after Esc:\n%s", v)
+	}
+	s.keys("x", "ctrl+c")
+	s.send(tea.KeyPressMsg{Code: tea.KeyEscape})
+	if v := s.view(); !strings.Contains(v, "Press Esc again") {
+		t.Errorf("Esc after other keys:\n%s", v)
+	}
+	s.send(tea.KeyPressMsg{Code: tea.KeyEscape})
+	if v := s.view(); !strings.Contains(v, "Nothing to rewind yet.") || s.m.picker != nil {
+		t.Errorf("Esc Esc:\n%s", v)
 	}
 }
