@@ -395,6 +395,7 @@ func TestTerminalToolCommands(t *testing.T) {
 	tools := filepath.Join(s.home, ".ikigai", "tools")
 	s.file(filepath.Join(tools, "hang-tool"), "#!/bin/sh\nexec sleep 312\n", 0o755)
 	s.env = append(s.env, "IKIGAI_SCHEMA_TIMEOUT_SECONDS=2")
+	s.cols = 160 // the list of commands on one line
 	tm := s.start()
 	tm.waitFor("Debug: tool 'hang' schema failed (timeout)")
 	tm.typ("/tool\r")
@@ -715,6 +716,40 @@ func TestTerminalRewind(t *testing.T) {
 		}
 	}
 	tm.typ("\x03\x04") // clear the prompt, then quit
+	if code := tm.exit(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+}
+
+// Esc twice on an empty prompt opens the turns to rewind to: Enter takes
+// one, f its files.
+func TestTerminalRewindPicker(t *testing.T) {
+	s := newSession(t,
+		providertest.Reply{ToolCalls: []providertest.Call{toolCall("toolu_1", "bash", map[string]string{"command": "echo more >> a.txt"})}},
+		providertest.Reply{Text: "Changed."},
+		providertest.Reply{Text: "Just talk."},
+	)
+	s.file(filepath.Join(s.dir, "a.txt"), "alpha\n", 0o644)
+	tm := s.start("--yes")
+	tm.waitFor("/help for commands")
+	tm.typ("Change the file\r")
+	tm.waitFor("Changed.\n> Ask anything")
+	tm.typ("Say something\r")
+	tm.waitFor("Just talk.\n> Ask anything")
+	tm.typ("\x1b")
+	tm.waitFor("Press Esc again to rewind to an earlier turn.")
+	tm.typ("\x1b")
+	tm.waitFor("  1  Change the file  (changed files)\n> 2  Say something\nRewind: Up and Down choose a turn, Enter takes it, Esc leaves")
+	tm.typ("\x1b[A") // Up
+	tm.waitFor("> 1  Change the file  (changed files)\n  2  Say something")
+	tm.typ("\r")
+	tm.waitFor("Rewind to before turn 1? b files and conversation · f files only · c conversation only · Esc back")
+	tm.typ("f")
+	tm.waitFor("> /rewind 1 files\nFiles restored to before turn 1 (1 changed: a.txt).")
+	if data, err := os.ReadFile(filepath.Join(s.dir, "a.txt")); err != nil || string(data) != "alpha\n" {
+		t.Errorf("a.txt: %q, %v", data, err)
+	}
+	tm.typ("\x04")
 	if code := tm.exit(); code != 0 {
 		t.Errorf("exit code %d", code)
 	}

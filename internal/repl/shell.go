@@ -91,6 +91,10 @@ type Shell struct {
 	// CheckpointMax caps the files a checkpoint takes, in bytes; 0 for no
 	// cap. Past it, checkpoints are off for the session.
 	CheckpointMax int64
+	// CheckpointRoot is the directory the checkpoints cover: the root of
+	// the repository Dir is in, so that a change anywhere in it is undone
+	// and every .gitignore of it applies; Dir when "".
+	CheckpointRoot string
 	// Reasoning is how much the model thinks in this session: the
 	// configured setting, until /reasoning changes it.
 	Reasoning provider.Reasoning

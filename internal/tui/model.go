@@ -29,7 +29,7 @@ const maxPromptRows = 12
 const Keys = "Keys: Enter sends (while ikigai works, queues it for after); Alt-Enter, Ctrl-J or a trailing \\ starts a new line; " +
 	"Up and Down recall what you sent; Tab completes commands, their arguments and @paths; " +
 	"Ctrl-O shows tool results and the model's thinking in full, or folds them; Ctrl-L redraws; " +
-	"Esc or Ctrl-C cancels what is running; Ctrl-D on an empty line quits."
+	"Esc or Ctrl-C cancels what is running; Esc twice on an empty line picks a turn to rewind to; Ctrl-D on an empty line quits."
 
 // Messages the model gets besides the terminal's.
 type (
@@ -113,6 +113,11 @@ type Model struct {
 	lastCall string // the call whose line was printed last, as tool name and arguments
 	telling  bool   // typing why the call is refused
 	why      string // what is typed
+
+	// escArmed: Esc cancelled a run or met an empty prompt; a second one
+	// on an empty prompt opens picker, the turns to rewind to.
+	escArmed bool
+	picker   *rewindPicker
 
 	out      []string // lines waiting to be printed above the prompt
 	rows     []string // the rows of out's first lines, wrapped, not printed yet
@@ -248,14 +253,25 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if k.String() != "ctrl+c" {
 		m.armed = false
 	}
+	if k.String() != "esc" {
+		m.escArmed = false
+	}
 	if m.ask != nil {
 		return m.answer(k)
+	}
+	if m.picker != nil {
+		return m.pick(k)
 	}
 	switch k.String() {
 	case "esc":
 		if m.busy {
 			m.cancel()
 			m.activity = "Cancelling"
+			m.escArmed = true
+			return nil
+		}
+		if m.input.Value() == "" {
+			m.rewindKey()
 			return nil
 		}
 	case "ctrl+l":
@@ -708,6 +724,8 @@ func (m *Model) View() tea.View {
 			note := fmt.Sprintf("The call above is %d lines long: scroll back to see all of it.", m.askRows)
 			body = append(wrap(note, m.textWidth()), body...)
 		}
+	case m.picker != nil:
+		body = m.picker.view(m.textWidth(), m.frameRows()-len(head))
 	case m.busy:
 		head = append(head, ansi.Truncate(fmt.Sprintf("%s %s… %ds · Ctrl-C to cancel",
 			m.spin.View(), m.activity, int(time.Since(m.since).Seconds())), m.textWidth(), "…"))
@@ -715,7 +733,7 @@ func (m *Model) View() tea.View {
 	for _, q := range m.queue {
 		head = append(head, styled(toolStyle, ansi.Truncate("Queued: "+display.Clean(strings.ReplaceAll(q, "\n", " ")), m.textWidth(), "…")))
 	}
-	if m.ask == nil {
+	if m.ask == nil && m.picker == nil {
 		body = strings.Split(m.input.View(), "\n")
 		status := m.hint
 		if status == "" {

@@ -307,7 +307,7 @@ func (h *Host) Shell(r Resume) (*repl.Shell, error) {
 		s.Sandbox = string(w.Sandbox.Mode)
 	}
 	if dir := w.Checkpoints(); dir != "" {
-		s.Checkpoints, s.CheckpointMax = dir, int64(w.Config.CheckpointMaxMB)*1_000_000
+		s.Checkpoints, s.CheckpointMax, s.CheckpointRoot = dir, int64(w.Config.CheckpointMaxMB)*1_000_000, w.Root
 	}
 	h.shells = append(h.shells, s)
 	if h.api != nil {
