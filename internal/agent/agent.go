@@ -347,12 +347,12 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, prompt string, imag
 }
 
 // messages returns the conversation's messages as the model gets them:
-// with its images, or a line of text for each where it takes none.
+// with its newest images, or a line of text for each where it takes none.
 func (a *Agent) messages(conv *Conversation) []provider.Message {
 	if a.NoImages != "" {
 		return provider.WithoutImages(conv.Messages, a.NoImages)
 	}
-	return conv.Messages
+	return newestImages(conv.Messages)
 }
 
 // offered returns the tools the model may call: the registry's, less those

@@ -3,10 +3,12 @@ package agent
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ikigai-tools/ikigai/internal/execute"
 	"github.com/ikigai-tools/ikigai/internal/provider"
@@ -18,13 +20,18 @@ func TestLiftImages(t *testing.T) {
 	image := func(typ, data string) string { return `{"media_type":"` + typ + `","data":"` + data + `"}` }
 	for _, tc := range []struct {
 		name, result, want string
-		images            int
+		images             int
 	}{
 		{"one image", `{"output":"a picture","images":[` + image("image/png", b64) + `]}`, `{"images":1,"output":"a picture"}`, 1},
 		{"refused ones are said", `{"images":[` + image("image/png", b64) + `,` + image("image/bmp", b64) + `,` + image("image/png", "%%") + `,` + image("image/jpeg", b64) + `]}`,
 			`{"images":1,"images_refused":["image 2: \"image/bmp\" is not one of [image/png image/jpeg image/gif image/webp]","image 3: the data is not base64","image 4: the data is image/png, not image/jpeg"]}`, 1},
 		{"a tool's own images field", `{"images":[{"url":"https://example.com/a.png"}]}`, `{"images":[{"url":"https://example.com/a.png"}]}`, 0},
 		{"no images", `{"output":"x"}`, `{"output":"x"}`, 0},
+		{"base64 without padding", `{"images":[` + image("image/png", strings.TrimRight(b64, "=")) + `]}`, `{"images":1}`, 1},
+		{"a tool's own empty list", `{"images":[],"n":0}`, `{"images":[],"n":0}`, 0},
+		{"a tool's own null", `{"images":null}`, `{"images":null}`, 0},
+		{"a hundred images", `{"images":[` + strings.Repeat(image("image/png", b64)+`,`, 99) + image("image/png", b64) + `]}`,
+			`{"images":20,"images_refused":["images 21 to 100: a result carries at most 20 images"]}`, 20},
 		{"not an object", `["images"]`, `["images"]`, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -47,8 +54,70 @@ func TestLiftImages(t *testing.T) {
 	if len(images) != 0 || !strings.Contains(string(env.Result), "more than the 5 MiB") {
 		t.Errorf("an image past 5 MiB: %.300s", env.Result)
 	}
+	odd := append(png, 0xfb, 0xef, 0xff)
+	if data, err := decodeBase64(base64.RawURLEncoding.EncodeToString(odd)); err != nil || string(data) != string(odd) {
+		t.Errorf("base64 with the URL alphabet: %v", err)
+	}
 	failed := execute.Failed(execute.ToolCrashed, "no")
 	if env, images := liftImages("shot", failed); !cmp.Equal(env, failed) || images != nil {
 		t.Errorf("a failure changed: %s", env.JSON())
+	}
+}
+
+// A request carries the newest images only, so many pictures in a session
+// do not add up to a request the API refuses.
+func TestNewestImages(t *testing.T) {
+	image := func(name string, size int) provider.Image {
+		return provider.Image{Name: name, MediaType: "image/png", Data: make([]byte, size)}
+	}
+	user := func(parts ...provider.Part) provider.Message {
+		return provider.Message{Role: provider.User, Parts: parts}
+	}
+	var many []provider.Message
+	for i := range 25 {
+		many = append(many, user(provider.ToolResult{CallID: "c", Content: "{}", Images: []provider.Image{image(fmt.Sprint(i), 100)}}))
+	}
+	big := []provider.Message{user(provider.Text("look"), image("a", 7<<20)), user(image("b", 7<<20)), user(provider.Text("and"), image("c", 7<<20))}
+	for _, tc := range []struct {
+		name string
+		in   []provider.Message
+		sent int
+	}{
+		{"25 images", many, 20},
+		{"21 MiB of images", big, 2},
+		{"none", []provider.Message{user(provider.Text("hi"))}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := newestImages(tc.in)
+			var sent, notes []string
+			for _, m := range out {
+				for _, img := range m.Images() {
+					sent = append(sent, img.Name)
+				}
+				for _, p := range m.Parts {
+					if s, ok := p.(provider.Text); ok && strings.Contains(string(s), "not sent") {
+						notes = append(notes, string(s))
+					}
+				}
+			}
+			var all []string
+			for _, m := range tc.in {
+				for _, img := range m.Images() {
+					all = append(all, img.Name)
+				}
+			}
+			if diff := cmp.Diff(all[len(all)-tc.sent:], sent, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("sent (-want +got):\n%s", diff)
+			}
+			if len(notes) != len(all)-tc.sent {
+				t.Errorf("%d notes for %d images left out: %q", len(notes), len(all)-tc.sent, notes)
+			}
+			// A tool result's note follows every part of its message.
+			for _, m := range out {
+				if _, ok := m.Parts[len(m.Parts)-1].(provider.ToolResult); len(m.Parts) > 1 && ok {
+					t.Errorf("a note before a tool result: %v", m.Parts)
+				}
+			}
+		})
 	}
 }
