@@ -274,6 +274,7 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, prompt string, imag
 			compacted = true
 		}
 		var resp *provider.Response
+		droppedImages := false
 		for {
 			req := provider.Request{
 				Model:     a.Model,
@@ -304,11 +305,16 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, prompt string, imag
 				continue
 			case a.NoImages == "" && imagesRefused(err, req.Messages):
 				a.NoImages = "the model refused images (" + err.Error() + ")"
+				droppedImages = true
 				continue
 			}
 			break
 		}
 		if err != nil {
+			if droppedImages {
+				// Refused without them too: the images were not why.
+				a.NoImages = ""
+			}
 			return out, err
 		}
 		conv.append(resp.Message)

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ikigai-tools/ikigai/internal/execute"
 	"github.com/ikigai-tools/ikigai/internal/provider"
+	"github.com/ikigai-tools/ikigai/internal/provider/providertest"
 )
 
 func TestLiftImages(t *testing.T) {
@@ -119,5 +121,41 @@ func TestNewestImages(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A request refused for some other reason than its images does not turn
+// images off: only a retry without them that succeeds does.
+func TestImagesRefusedOnlyWhenTheyAre(t *testing.T) {
+	png := provider.Image{Name: "shot.png", MediaType: "image/png", Data: []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")}
+	bad := providertest.Reply{Status: 400, ErrorType: "invalid_request_error", Error: "tools.0: invalid schema"}
+	a, srv, _ := compactAgent(t, providertest.Transcript{Replies: []providertest.Reply{
+		bad, bad, // refused with the image and without: not the image
+		{Text: "I see it."},
+		{Status: 400, ErrorType: "invalid_request_error", Error: "Could not process image"}, {Text: "Text then."},
+	}}, 0)
+	conv := &Conversation{}
+	if _, err := a.Run(context.Background(), conv, "look", png); err == nil {
+		t.Fatal("the refused request succeeded")
+	}
+	if a.NoImages != "" {
+		t.Errorf("images turned off by a refusal of something else: %s", a.NoImages)
+	}
+	if _, err := a.Run(context.Background(), conv, "look", png); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Run(context.Background(), conv, "and this", png); err != nil {
+		t.Fatal(err)
+	}
+	if a.NoImages == "" {
+		t.Errorf("a request that succeeded only without images left images on")
+	}
+	reqs := srv.Requests()
+	images := make([]int, len(reqs))
+	for i, r := range reqs {
+		images[i] = strings.Count(string(r.Body), `"type":"image"`)
+	}
+	if diff := cmp.Diff([]int{1, 0, 1, 2, 0}, images); diff != "" {
+		t.Errorf("images per request (-want +got):\n%s", diff)
 	}
 }
