@@ -193,12 +193,19 @@ func readMention(path, name string, first, last int) (string, *Image, error) {
 	}
 	head = head[:n]
 	if t := files.ImageType(head); t != "" {
-		if info.Size() > files.MaxImage {
-			return "", nil, fmt.Errorf("the image is %d MiB; the model takes at most %d MiB", info.Size()>>20, files.MaxImage>>20)
+		tooBig := func(size int64) error {
+			return fmt.Errorf("the image is %d bytes, more than the %d (%d MiB) the model takes", size, files.MaxImage, files.MaxImage>>20)
 		}
-		rest, err := io.ReadAll(f)
+		if info.Size() > files.MaxImage {
+			return "", nil, tooBig(info.Size())
+		}
+		// It may have grown since.
+		rest, err := io.ReadAll(io.LimitReader(f, files.MaxImage-int64(len(head))+1))
 		if err != nil {
 			return "", nil, reason(err)
+		}
+		if size := int64(len(head) + len(rest)); size > files.MaxImage {
+			return "", nil, tooBig(size)
 		}
 		return "", &Image{Path: name, MediaType: t, Data: append(head, rest...)}, nil
 	}

@@ -91,6 +91,15 @@ func TestExpand(t *testing.T) {
 		t.Errorf("an image: %+v, %v", got, err)
 	}
 
+	// An image one byte past what the model takes says by how much.
+	huge := filepath.Join(dir, "huge.png")
+	if err := os.WriteFile(huge, append([]byte(files["shot.png"]), make([]byte, 5<<20-len(files["shot.png"])+1)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Expand("@huge.png", dir); err == nil || !strings.Contains(err.Error(), "the image is 5242881 bytes, more than the 5242880 (5 MiB) the model takes") {
+		t.Errorf("an image past 5 MiB: %v", err)
+	}
+
 	// A long file gives the whole lines that fit, and says how to read on.
 	got, err = Expand("@long.txt", dir)
 	if err != nil || !strings.Contains(got.Text, `lines="1-`) || !strings.Contains(got.Text, "[... the rest is not attached: read it with file_read, offset ") ||
