@@ -69,10 +69,12 @@ func envelopeOf(name string, res *sdk.CallToolResult) execute.Envelope {
 	case res.IsError:
 		result, err = plainjson.Marshal(operationError{Error: strings.Join(text, "\n"), Code: execute.ToolError})
 	case res.StructuredContent != nil:
+		// The images are in the content only, beside the text that
+		// repeats the structured content; it may say how many there are
+		// (as ikigai mcp serve does).
 		structured, isObject := res.StructuredContent.(map[string]any)
-		if _, taken := structured["images"]; isObject && images != nil && !taken {
-			// The images are in the content only, beside the text that
-			// repeats the structured content.
+		_, count := structured["images"].(float64)
+		if _, taken := structured["images"]; isObject && images != nil && (!taken || count) {
 			structured["images"] = images
 		}
 		result, err = plainjson.Marshal(res.StructuredContent)

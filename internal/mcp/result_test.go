@@ -50,6 +50,12 @@ func TestEnvelopeOfImages(t *testing.T) {
 		{"beside structured content", &sdk.CallToolResult{StructuredContent: map[string]any{"width": 1.0},
 			Content: []sdk.Content{&sdk.TextContent{Text: `{"width":1}`}, &sdk.ImageContent{Data: png, MIMEType: "image/png"}}},
 			`{"images":[{"media_type":"image/png","data":"` + b64 + `"}],"width":1}`},
+		{"beside a count of them", &sdk.CallToolResult{StructuredContent: map[string]any{"images": 1.0},
+			Content: []sdk.Content{&sdk.TextContent{Text: `{"images":1}`}, &sdk.ImageContent{Data: png, MIMEType: "image/png"}}},
+			`{"images":[{"media_type":"image/png","data":"` + b64 + `"}]}`},
+		{"beside the tool's own images", &sdk.CallToolResult{StructuredContent: map[string]any{"images": []any{"a.png"}},
+			Content: []sdk.Content{&sdk.ImageContent{Data: png, MIMEType: "image/png"}}},
+			`{"images":["a.png"]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := envelopeOf("t", tc.res)
