@@ -313,14 +313,14 @@ func tree(ts *testscript.TestScript, neg bool, args []string) {
 // fakeServers holds each script's fake model API.
 var fakeServers sync.Map // *testscript.TestScript -> *providertest.Server
 
-// fakeprovider start anthropic|openai TRANSCRIPT starts a fake model API
+// fakeprovider start anthropic|openai|google|all TRANSCRIPT starts a fake model API
 // answering from the transcript file and points ikigai at it through the
 // environment; it stops when the script ends.
 // fakeprovider requests FILE writes the requests it got, as JSON.
 // fakeprovider done fails unless every reply of the transcript was used.
 func fakeProvider(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
-		ts.Fatalf("usage: fakeprovider start anthropic|openai TRANSCRIPT | requests FILE | done")
+		ts.Fatalf("usage: fakeprovider start anthropic|openai|google|all TRANSCRIPT | requests FILE | done")
 	}
 	server := func() *providertest.Server {
 		srv, ok := fakeServers.Load(ts)
@@ -343,6 +343,19 @@ func fakeProvider(ts *testscript.TestScript, neg bool, args []string) {
 		case "openai":
 			ts.Setenv("IKIGAI_BASE_URL", srv.OpenAIURL())
 			ts.Setenv("OPENAI_API_KEY", "sk-test")
+		case "google":
+			ts.Setenv("IKIGAI_BASE_URL", srv.GeminiURL())
+			ts.Setenv("GEMINI_API_KEY", "gemini-test")
+		case "all":
+			// Every vendor's API at once, each at its own variable, for a
+			// conversation that moves between them with /model.
+			ts.Setenv("ANTHROPIC_BASE_URL", srv.AnthropicURL())
+			ts.Setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+			ts.Setenv("OPENAI_BASE_URL", srv.OpenAIURL())
+			ts.Setenv("OPENAI_API_KEY", "sk-test")
+			ts.Setenv("GOOGLE_GEMINI_BASE_URL", srv.GeminiURL())
+			ts.Setenv("GEMINI_API_KEY", "gemini-test")
+			return
 		default:
 			ts.Fatalf("fakeprovider: unknown provider %q", args[1])
 		}
@@ -354,7 +367,7 @@ func fakeProvider(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("fakeprovider: %d replies of the transcript were not used", n)
 		}
 	default:
-		ts.Fatalf("usage: fakeprovider start anthropic|openai TRANSCRIPT | requests FILE | done")
+		ts.Fatalf("usage: fakeprovider start anthropic|openai|google|all TRANSCRIPT | requests FILE | done")
 	}
 }
 

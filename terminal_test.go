@@ -390,7 +390,7 @@ func TestTerminalToolCommands(t *testing.T) {
 	tm.typ("/tool lines\r")
 	tm.waitFor("Tool: lines\nPath: " + filepath.Join(tools, "lines-tool") + "\nSchema:\n{\n  \"name\": \"lines\",")
 	tm.typ("/nosuch\r")
-	tm.waitFor("Unknown command: /nosuch\nCommands: /help /tool /refresh /model /clear /context /compact /skills /load /stats /jobs /exit")
+	tm.waitFor("Unknown command: /nosuch\nCommands: /help /tool /refresh /model /clear /context /compact /skills /load /stats /jobs /rewind /diff /exit")
 	tm.typ("\x04")
 	tm.exit()
 	if p := processes("sleep 312"); len(p) > 0 {
@@ -629,6 +629,39 @@ func TestTerminalDiffApproval(t *testing.T) {
 		t.Error("the refused edit was made")
 	}
 	tm.typ("\x04")
+	if code := tm.exit(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+}
+
+// /rewind restores files a turn changed, through bash and through
+// file_edit alike, takes the conversation back, and puts the turn's
+// prompt back at the prompt; /diff shows the changes first.
+func TestTerminalRewind(t *testing.T) {
+	s := newSession(t,
+		providertest.Reply{ToolCalls: []providertest.Call{
+			toolCall("toolu_1", "bash", map[string]string{"command": "echo more >> a.txt"}),
+			toolCall("toolu_2", "file_edit", map[string]string{"file_path": "b.txt", "old_string": "beta", "new_string": "BETA"}),
+		}},
+		providertest.Reply{Text: "Both changed."},
+	)
+	s.file(filepath.Join(s.dir, "a.txt"), "alpha\n", 0o644)
+	s.file(filepath.Join(s.dir, "b.txt"), "beta\n", 0o644)
+	tm := s.start("--yes")
+	tm.waitFor("/help for commands")
+	tm.typ("Change both files\r")
+	tm.waitFor("Both changed.\n> Ask anything") // the turn is over: its files are recorded
+	tm.typ("/diff\r")
+	tm.waitFor("+more\n", "-beta\n+BETA\n")
+	tm.typ("/rewind 1\r")
+	tm.waitFor("Files restored to before turn 1 (2 changed: a.txt, b.txt).\n" +
+		"The conversation is back to before turn 1; its prompt is back at the prompt.\n> Change both files")
+	for name, want := range map[string]string{"a.txt": "alpha\n", "b.txt": "beta\n"} {
+		if data, err := os.ReadFile(filepath.Join(s.dir, name)); err != nil || string(data) != want {
+			t.Errorf("%s: %q, %v", name, data, err)
+		}
+	}
+	tm.typ("\x03\x04") // clear the prompt, then quit
 	if code := tm.exit(); code != 0 {
 		t.Errorf("exit code %d", code)
 	}

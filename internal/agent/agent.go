@@ -32,6 +32,9 @@ type Agent struct {
 	Model     string
 	System    string // the system prompt
 	MaxTokens int    // 0 for the provider's default
+	// Reasoning is how much the model thinks; the model's default when
+	// empty. It may be changed between runs (/reasoning).
+	Reasoning provider.Reasoning
 	// MaxToolTurns is how many model answers with tool calls one Run
 	// allows; 0 means DefaultMaxToolTurns.
 	MaxToolTurns int
@@ -162,6 +165,15 @@ func (c *Conversation) cut(n int) {
 	}
 }
 
+// Cut takes the messages after the first n out of the conversation, as
+// rewinding it to an earlier turn does, between runs.
+func (c *Conversation) Cut(n int) {
+	if c.reportedAt > n {
+		c.reported, c.reportedAt = 0, 0 // the report covered messages now gone
+	}
+	c.cut(n)
+}
+
 // Add appends a message the user brings to the conversation (a loaded
 // skill), between runs.
 func (c *Conversation) Add(m provider.Message) { c.append(m) }
@@ -282,12 +294,15 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, prompt string, imag
 				Messages:  a.messages(conv),
 				Tools:     tools,
 				MaxTokens: a.MaxTokens,
+				Reasoning: a.Reasoning,
 			}
 			emit(Event{Kind: RequestSent, Turn: turn, Tools: len(req.Tools)})
 			resp, err = a.Provider.Stream(ctx, req, func(e provider.Event) {
 				switch e.Kind {
 				case provider.TextDelta:
 					emit(Event{Kind: TextDelta, Turn: turn, Text: e.Text})
+				case provider.ThinkingDelta:
+					emit(Event{Kind: ThinkingDelta, Turn: turn, Text: e.Text})
 				case provider.Retrying:
 					emit(Event{Kind: Retrying, Turn: turn, Err: e.Err, Wait: e.Wait, Attempt: e.Attempt, Attempts: e.Attempts})
 				}
@@ -560,6 +575,8 @@ const (
 	Compacted
 	// HookRan: a hook ran (Event.Hook): what it decided, or how it failed.
 	HookRan
+	// ThinkingDelta: Event.Text is the next piece of the model's reasoning.
+	ThinkingDelta
 )
 
 // Event is something that happened during a Run.

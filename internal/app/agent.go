@@ -23,6 +23,7 @@ func agentFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "json", Usage: "with -p, print one JSON event per line on stdout instead, for scripts"},
 		&cli.StringFlag{Name: "provider", Usage: "the model API: anthropic, openai, openai-compatible or google; also IKIGAI_PROVIDER", DefaultText: "configured, else chosen from the API keys set"},
 		&cli.StringFlag{Name: "model", Usage: "the model to use; also IKIGAI_MODEL", DefaultText: "configured, else the provider's default"},
+		&cli.StringFlag{Name: "reasoning", Usage: "how much the model thinks before it answers: off, low, medium or high; also IKIGAI_REASONING", DefaultText: "configured, else the model's default"},
 		&cli.StringFlag{Name: "base-url", Usage: "the API's base `URL`: a proxy, or an OpenAI-compatible server; also IKIGAI_BASE_URL"},
 		&cli.StringFlag{Name: "approval", Usage: "when to ask before a tool runs: ask, auto, read-only or sandboxed; also IKIGAI_APPROVAL", DefaultText: "configured, else ask"},
 		&cli.StringSliceFlag{Name: "allow-tool", Usage: "let calls the `RULE` covers run without asking, for this run: bash(go test *), file_write(src/**)"},

@@ -42,6 +42,7 @@ type Request struct {
 	Messages  []Message
 	Tools     []Tool
 	MaxTokens int // the most the model may write; 0 for the provider's default
+	Reasoning Reasoning
 }
 
 // A Tool is a function the model may call.
@@ -66,7 +67,7 @@ type Message struct {
 	Parts []Part
 }
 
-// A Part is a Text, an Image, a ToolCall or a ToolResult.
+// A Part is a Text, an Image, a ToolCall, a ToolResult or a Thinking.
 type Part interface{ isPart() }
 
 // Text is text written by the user or the model.
@@ -243,6 +244,8 @@ const (
 	// Retrying: the request failed with Event.Err and is sent again after
 	// Event.Wait, as attempt Event.Attempt of Event.Attempts.
 	Retrying
+	// ThinkingDelta: Event.Text is the next piece of the model's reasoning.
+	ThinkingDelta
 )
 
 // An Event is something the model's answer brought, as it arrived.
@@ -273,11 +276,15 @@ type Usage struct {
 	// CacheReadTokens and CacheWriteTokens are the part of InputTokens
 	// read from the provider's prompt cache, and written to it.
 	CacheReadTokens, CacheWriteTokens int
+	// ThinkingTokens is the part of OutputTokens spent reasoning, when
+	// the API says.
+	ThinkingTokens int
 }
 
 // Add returns the sum of u and v.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{u.InputTokens + v.InputTokens, u.OutputTokens + v.OutputTokens, u.CacheReadTokens + v.CacheReadTokens, u.CacheWriteTokens + v.CacheWriteTokens}
+	return Usage{u.InputTokens + v.InputTokens, u.OutputTokens + v.OutputTokens, u.CacheReadTokens + v.CacheReadTokens,
+		u.CacheWriteTokens + v.CacheWriteTokens, u.ThinkingTokens + v.ThinkingTokens}
 }
 
 // A Response is the model's complete answer to a Request.

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,7 +29,7 @@ const maxPaths = 20000
 // may be completed to: each item replaces line[start:cursor]. It
 // completes /commands (the custom ones too, each with a space after it),
 // the argument of /tool (tool names), /load (skills), /model (the
-// provider's models) and /approval (modes), and @paths:
+// provider's models), /approval (modes) and /rewind (turns), and @paths:
 // the files and directories under the working directory, as git lists
 // them when it is a repository (so that what .gitignore ignores is left
 // out). No items means nothing completes.
@@ -65,6 +66,13 @@ func (s *Shell) Complete(line string, cursor int) (start int, items []string) {
 		names = s.models()
 	case "/approval":
 		names = []string{string(approval.Ask), string(approval.Auto), string(approval.ReadOnly), string(approval.Sandboxed)}
+	case "/rewind":
+		s.mu.Lock()
+		n := len(s.turns)
+		s.mu.Unlock()
+		for i := range n {
+			names = append(names, strconv.Itoa(i+1))
+		}
 	}
 	return start, prefixed(names, arg, "")
 }
@@ -108,18 +116,23 @@ func (s *Shell) listModels(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.modelList != nil && s.modelsOf == c.Provider {
-		return s.modelList, nil
+	s.mu.Lock()
+	list, of := s.modelList, s.modelsOf
+	s.mu.Unlock()
+	if list != nil && of == c.Provider {
+		return list, nil
 	}
 	lister, ok := c.Provider.(provider.ModelLister)
 	if !ok {
 		return nil, nil
 	}
-	list, err := lister.Models(ctx)
+	list, err = lister.Models(ctx)
 	if err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
 	s.modelList, s.modelsOf = list, c.Provider
+	s.mu.Unlock()
 	return list, nil
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ikigai-tools/ikigai/internal/agent"
 	"github.com/ikigai-tools/ikigai/internal/approval"
+	"github.com/ikigai-tools/ikigai/internal/checkpoint"
 	"github.com/ikigai-tools/ikigai/internal/commands"
 	"github.com/ikigai-tools/ikigai/internal/display"
 	"github.com/ikigai-tools/ikigai/internal/hooks"
@@ -83,6 +84,16 @@ type Shell struct {
 	// Jobs lists the session's background jobs, for /jobs; nil when there
 	// can be none.
 	Jobs func() []host.Job
+	// Checkpoints is the directory the shadow repositories of the
+	// sessions' files go in (package checkpoint), one per session, for
+	// /rewind and /diff; "" keeps none. None are kept when Dir is Home.
+	Checkpoints string
+	// CheckpointMax caps the files a checkpoint takes, in bytes; 0 for no
+	// cap. Past it, checkpoints are off for the session.
+	CheckpointMax int64
+	// Reasoning is how much the model thinks in this session: the
+	// configured setting, until /reasoning changes it.
+	Reasoning provider.Reasoning
 
 	conv    *agent.Conversation
 	cost    *float64 // what the session's requests cost, when the price is known
@@ -95,12 +106,16 @@ type Shell struct {
 	cleared bool   // the conversation was started by /clear
 	saveErr error  // the first failure to save, reported once
 
+	turns          []session.Turn   // the conversation's turns, for /rewind; set under mu
+	turn           *session.Turn    // the turn under way
+	repo           *checkpoint.Repo // the session's checkpoints, once made
+	checkpointsOff bool             // checkpoints failed, or outgrew the cap: none for the session
+
+	mu        sync.Mutex
 	modelList []string          // the provider's models, once asked
 	modelsOf  provider.Provider // the provider modelList is of
-
-	mu      sync.Mutex
-	pending []string        // warnings for the line under way
-	saving  *session.Writer // the writer, for sub-agents' messages, which come from other goroutines
+	pending   []string          // warnings for the line under way
+	saving    *session.Writer   // the writer, for sub-agents' messages, which come from other goroutines
 }
 
 // Result is what a line did.
@@ -117,6 +132,11 @@ type Result struct {
 	// Model is the model prompts go to from now on, when the line chose
 	// another (/model NAME).
 	Model string
+	// Prompt, when set, is text to put back at the prompt for the user to
+	// edit and send again: the prompt of a turn /rewind took back.
+	Prompt string
+	// Diff says Output is a unified diff (/diff), for colouring.
+	Diff bool
 }
 
 // Handle runs one line: a command when it starts with a slash and a word,
@@ -207,6 +227,7 @@ func (s *Shell) Resume(sess *session.Session) error {
 		return err
 	}
 	s.writer, s.resumed, s.id = w, true, w.ID()
+	s.setTurns(sess.Turns)
 	s.setSaving(w)
 	s.conv = &agent.Conversation{Messages: sess.Messages, OnAppend: s.save, OnCut: s.cut, OnCompact: s.compacted, OnSubagent: s.saveAgent, Results: s.results(s.id)}
 	s.conv.AnswerInterrupted()
@@ -277,6 +298,8 @@ func (s *Shell) Prompt(ctx context.Context, text string) (*agent.Outcome, error)
 // A turn is a prompt and how it is run.
 type turn struct {
 	text string
+	// line is what the user sent, when it is not text: a custom command.
+	line string
 	// model is the model it goes to; "" for the conversation's.
 	model string
 	// allowed accepts the calls it runs without asking; nil for none.
@@ -322,10 +345,17 @@ func (s *Shell) run(ctx context.Context, t turn) (*agent.Outcome, error) {
 		a.Provider, a.Model = c.Provider, c.Model
 	}
 	a.Allowed = t.allowed
+	a.Reasoning = s.Reasoning
 	conv := s.conversation()
 	s.begin(ctx, conv)
 	a.Session = s.hookSession()
+	line := t.line
+	if line == "" {
+		line = t.text
+	}
+	rec := s.beginTurn(a, conv, line)
 	out, err := a.Run(ctx, conv, text, images...)
+	s.endTurn(ctx, conv, rec)
 	if out != nil && out.Cost != nil {
 		s.cost = addCost(s.cost, *out.Cost)
 	}
@@ -458,6 +488,12 @@ func (s *Shell) saveAgent(id string, m provider.Message) {
 
 // compacted records a compaction in the session's file.
 func (s *Shell) compacted(msgs []provider.Message) {
+	for i := range s.turns {
+		s.turns[i].Compacted = true
+	}
+	if s.turn != nil {
+		s.turn.Compacted = true
+	}
 	if s.writer == nil || s.saveErr != nil {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/agent"
 	"github.com/ikigai-tools/ikigai/internal/approval"
 	"github.com/ikigai-tools/ikigai/internal/provider"
+	"github.com/ikigai-tools/ikigai/internal/repl"
 )
 
 // "t" refuses the call with what the user types next, for the model; Esc
@@ -61,5 +62,25 @@ func TestApprovalNotRepeated(t *testing.T) {
 	s.send(askMsg{req: approval.Request{Tool: "bash", Args: json.RawMessage(`{"command":"make -n"}`)}, reply: reply})
 	if got := s.printed[len(s.printed)-2:]; !cmp.Equal(got, []string{"→ bash:", "  command: make -n"}) {
 		t.Errorf("printed %q", got)
+	}
+}
+
+// /diff's output is coloured: removed lines red, added ones green; a
+// rewind puts the turn's prompt back at the prompt.
+func TestDiffAndRewindResult(t *testing.T) {
+	saved := noColor
+	noColor = false
+	defer func() { noColor = saved }()
+	got := diffText("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\n same")
+	lines := strings.Split(got, "\n")
+	if lines[3] != removeStyle.Render("-old") || lines[4] != addStyle.Render("+new") || lines[5] != " same" {
+		t.Errorf("colours: %q", lines)
+	}
+
+	s := newScreen(t)
+	s.m.busy = true
+	s.send(doneMsg{res: repl.Result{Output: "Files restored.", Prompt: "fix the bug\nplease"}})
+	if v := s.m.input.Value(); v != "fix the bug\nplease" {
+		t.Errorf("the prompt holds %q", v)
 	}
 }

@@ -27,7 +27,7 @@ const maxPromptRows = 12
 
 // Keys is what /help says about the keys.
 const Keys = "Keys: Enter sends; Alt-Enter, Ctrl-J or a trailing \\ starts a new line; Up and Down recall what you sent; " +
-	"Ctrl-C cancels what is running; Ctrl-D on an empty line quits."
+	"Ctrl-O shows the model's thinking in full or folds it; Ctrl-C cancels what is running; Ctrl-D on an empty line quits."
 
 // Messages the model gets besides the terminal's.
 type (
@@ -92,6 +92,7 @@ type Model struct {
 	since    time.Time
 	activity string
 	stream   string // the model's text since its last full line
+	thought  thoughts
 
 	ask      *askMsg
 	askRows  int    // the rows the call asked about takes in the scrollback
@@ -252,6 +253,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		if m.input.Value() == "" {
 			return m.quit()
 		}
+	case thinkingKey:
+		lines, hint := m.thought.toggle()
+		m.print(lines...)
+		m.hint = hint
+		return nil
 	case "enter":
 		return m.submit()
 	case "up":
@@ -393,7 +399,10 @@ func (m *Model) event(e agent.Event) {
 	switch e.Kind {
 	case agent.RequestSent:
 		m.activity = "Thinking"
+	case agent.ThinkingDelta:
+		m.thought.add(e.Text)
 	case agent.TextDelta:
+		m.print(m.thought.end()...)
 		m.stream += display.Clean(e.Text)
 		if i := strings.LastIndexByte(m.stream, '\n'); i >= 0 {
 			m.print(m.stream[:i])
@@ -433,8 +442,9 @@ func (m *Model) event(e agent.Event) {
 	}
 }
 
-// endStream prints the rest of the model's text.
+// endStream prints the rest of the model's thinking and text.
 func (m *Model) endStream() {
+	m.print(m.thought.end()...)
 	if m.stream != "" {
 		m.print(m.stream)
 		m.stream = ""
@@ -448,8 +458,14 @@ func (m *Model) finish(res repl.Result, err error) {
 	if res.Model != "" {
 		m.model = res.Model
 	}
-	if res.Output != "" {
+	switch {
+	case res.Output != "" && res.Diff:
+		m.print(diffText(display.Clean(res.Output)))
+	case res.Output != "":
 		m.print(display.Clean(res.Output))
+	}
+	if res.Prompt != "" {
+		m.input.SetValue(res.Prompt) // a rewound turn's, to edit and send again
 	}
 	if res.Outcome != nil && res.Outcome.LimitReached {
 		m.print(styled(errorStyle, agent.LimitMessage(res.Outcome.ToolTurns)))
@@ -552,6 +568,9 @@ func (m *Model) View() tea.View {
 		return tea.NewView("")
 	}
 	var head, body, foot []string
+	if line := m.thought.line(m.textWidth()); line != "" {
+		head = []string{line}
+	}
 	if m.stream != "" {
 		head = wrap(m.stream, m.textWidth())
 	}

@@ -178,6 +178,7 @@ func (h *Host) Agent(ctx context.Context, asker approval.Asker, observe func(age
 		Model:         choice.Model,
 		System:        system,
 		MaxTokens:     cfg.MaxTokens,
+		Reasoning:     provider.Reasoning(cfg.Reasoning),
 		MaxToolTurns:  cfg.MaxToolTurns,
 		Tools:         h.Tools,
 		Policy:        policy,
@@ -299,7 +300,11 @@ type Resume struct {
 func (h *Host) Shell(r Resume) (*repl.Shell, error) {
 	w := h.w
 	store := w.Sessions()
-	s := &repl.Shell{Backend: h, Dir: w.Dir, Home: w.Home, Skills: w.SkillDirs(), Sessions: store, LogDir: w.LogDir(), Hooks: h.hooks, Commands: w.CommandDirs()}
+	s := &repl.Shell{Backend: h, Dir: w.Dir, Home: w.Home, Skills: w.SkillDirs(), Sessions: store, LogDir: w.LogDir(), Hooks: h.hooks, Commands: w.CommandDirs(),
+		Reasoning: provider.Reasoning(w.Config.Reasoning)}
+	if dir := w.Checkpoints(); dir != "" {
+		s.Checkpoints, s.CheckpointMax = dir, int64(w.Config.CheckpointMaxMB)*1_000_000
+	}
 	h.shells = append(h.shells, s)
 	if h.api != nil {
 		s.Jobs = h.api.Jobs
@@ -358,5 +363,6 @@ func (h *Host) ask(ctx context.Context, r Resume, prompt string, rep agent.Repor
 		return nil, err
 	}
 	s.Observe, s.Warn = rep.Event, rep.Warn
+	s.Checkpoints = "" // a run nobody rewinds
 	return s.Prompt(ctx, prompt)
 }

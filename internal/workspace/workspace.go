@@ -44,6 +44,7 @@ type Options struct {
 type Overrides struct {
 	Provider, Model, BaseURL string
 	Approval                 string
+	Reasoning                string // off, low, medium or high
 	MaxToolTurns             int
 	ToolTimeout              time.Duration
 	// Sandbox is a sandbox mode; SandboxNetwork "on" or "off".
@@ -56,7 +57,7 @@ type Overrides struct {
 func (o Overrides) apply(c *config.Config) error {
 	for _, s := range []struct{ from, to *string }{
 		{&o.Provider, &c.Provider}, {&o.Model, &c.Model}, {&o.BaseURL, &c.BaseURL}, {&o.Approval, &c.Approval},
-		{&o.Sandbox, &c.Sandbox}, {&o.SandboxNetwork, &c.SandboxNetwork},
+		{&o.Sandbox, &c.Sandbox}, {&o.SandboxNetwork, &c.SandboxNetwork}, {&o.Reasoning, &c.Reasoning},
 	} {
 		if *s.from != "" {
 			*s.to = *s.from

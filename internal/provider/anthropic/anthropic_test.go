@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -371,5 +372,38 @@ func TestModels(t *testing.T) {
 	var e *provider.Error
 	if _, err := p.Models(context.Background()); !errors.As(err, &e) || e.Kind != provider.BadResponse {
 		t.Errorf("a page that is not JSON: got %v, want a bad-response error", err)
+	}
+}
+
+// Ids another provider gave may repeat, or hold characters the API does
+// not take: such a call is renamed together with its result.
+func TestRepeatedCallIDs(t *testing.T) {
+	turn := func(id string) []provider.Message {
+		return []provider.Message{
+			{Role: provider.Assistant, Parts: []provider.Part{provider.ToolCall{ID: id, Name: "bash", Arguments: json.RawMessage(`{}`)}}},
+			{Role: provider.User, Parts: []provider.Part{provider.ToolResult{CallID: id, Content: "{}"}}},
+		}
+	}
+	msgs := []provider.Message{provider.UserText("Go.")}
+	msgs = append(msgs, turn("call_1")...)
+	msgs = append(msgs, turn("call_1")...)
+	msgs = append(msgs, turn("call:x.1")...)
+	p := providertest.Play(t, connect, provider.Config{}, provider.Request{Model: "m", Messages: msgs}, providertest.Reply{Text: "ok"})
+	if p.Err != nil {
+		t.Fatal(p.Err) // the fake refuses repeated ids, as the API does
+	}
+	var body struct {
+		Messages []struct {
+			Content []map[string]any `json:"content"`
+		} `json:"messages"`
+	}
+	json.Unmarshal(p.Requests[0].Body, &body)
+	var got []string
+	for _, m := range body.Messages[1:] {
+		got = append(got, fmt.Sprintln(m.Content[0]["id"], m.Content[0]["tool_use_id"]))
+	}
+	want := []string{"call_1 <nil>\n", "<nil> call_1\n", "call_1_2 <nil>\n", "<nil> call_1_2\n", "call_x_1 <nil>\n", "<nil> call_x_1\n"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("ids (-want +got):\n%s", d)
 	}
 }

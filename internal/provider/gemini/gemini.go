@@ -110,9 +110,20 @@ type content struct {
 type part struct {
 	Text             string            `json:"text,omitempty"`
 	Thought          bool              `json:"thought,omitempty"`
+	InlineData       *blob             `json:"inlineData,omitempty"`
 	FunctionCall     *functionCall     `json:"functionCall,omitempty"`
 	FunctionResponse *functionResponse `json:"functionResponse,omitempty"`
 	ThoughtSignature string            `json:"thoughtSignature,omitempty"`
+}
+
+// blob is an image, its data in base64 (as encoding/json writes []byte).
+type blob struct {
+	MIMEType string `json:"mimeType"`
+	Data     []byte `json:"data"`
+}
+
+func inline(img provider.Image) part {
+	return part{InlineData: &blob{MIMEType: img.MediaType, Data: img.Data}}
 }
 
 type functionCall struct {
@@ -138,7 +149,44 @@ type declaration struct {
 }
 
 type generationConfig struct {
-	MaxOutputTokens int `json:"maxOutputTokens,omitempty"`
+	MaxOutputTokens int             `json:"maxOutputTokens,omitempty"`
+	ThinkingConfig  *thinkingConfig `json:"thinkingConfig,omitempty"`
+}
+
+type thinkingConfig struct {
+	IncludeThoughts bool   `json:"includeThoughts,omitempty"`
+	ThinkingBudget  *int   `json:"thinkingBudget,omitempty"`
+	ThinkingLevel   string `json:"thinkingLevel,omitempty"`
+}
+
+// thinking is the thinkingConfig for reasoning r on model: a budget for
+// Gemini 2.5, a level for the models after it, nothing for a model that
+// does not think. Off is the least the model allows (2.5 Pro always
+// thinks a little; Gemini 3 Pro at least at LOW).
+func thinking(model string, r provider.Reasoning) *thinkingConfig {
+	if r == provider.ReasoningDefault {
+		return nil
+	}
+	c := &thinkingConfig{IncludeThoughts: r != provider.ReasoningOff}
+	switch {
+	case strings.HasPrefix(model, "gemini-2.5"):
+		budget := map[provider.Reasoning]int{provider.ReasoningLow: 1024, provider.ReasoningMedium: 8192, provider.ReasoningHigh: 24576}[r]
+		if r == provider.ReasoningOff && strings.HasPrefix(model, "gemini-2.5-pro") {
+			budget = 128
+		}
+		c.ThinkingBudget = &budget
+	case strings.HasPrefix(model, "gemini-") && !strings.HasPrefix(model, "gemini-1") && !strings.HasPrefix(model, "gemini-2"):
+		c.ThinkingLevel = strings.ToUpper(string(r))
+		if r == provider.ReasoningOff {
+			c.ThinkingLevel = "LOW"
+			if strings.Contains(model, "flash") {
+				c.ThinkingLevel = "MINIMAL"
+			}
+		}
+	default:
+		return nil // a model that does not think
+	}
+	return c
 }
 
 func newBody(req provider.Request) request {
@@ -157,8 +205,9 @@ func newBody(req provider.Request) request {
 		}
 		r.Tools = []tools{{FunctionDeclarations: decls}}
 	}
-	if req.MaxTokens > 0 {
-		r.GenerationConfig = &generationConfig{MaxOutputTokens: req.MaxTokens}
+	model := strings.TrimPrefix(req.Model, "models/")
+	if tc := thinking(model, req.Reasoning); req.MaxTokens > 0 || tc != nil {
+		r.GenerationConfig = &generationConfig{MaxOutputTokens: req.MaxTokens, ThinkingConfig: tc}
 	}
 	return r
 }
@@ -179,18 +228,28 @@ func contents(ms []provider.Message) []content {
 		if m.Role == provider.Assistant {
 			parts = model(m)
 		} else {
-			var texts []part
+			// The results first, then the images they carried, each
+			// result's introduced, then the user's own text and images.
+			var carried, texts []part
 			for _, p := range m.Parts {
 				switch p := p.(type) {
 				case provider.Text:
 					if p != "" {
 						texts = append(texts, part{Text: string(p)})
 					}
+				case provider.Image:
+					texts = append(texts, inline(p))
 				case provider.ToolResult:
 					parts = append(parts, part{FunctionResponse: &functionResponse{ID: p.CallID, Name: names[p.CallID], Response: response(p)}})
+					if len(p.Images) > 0 {
+						carried = append(carried, part{Text: fmt.Sprintf("The images the result of call %s carried:", p.CallID)})
+					}
+					for _, img := range p.Images {
+						carried = append(carried, inline(img))
+					}
 				}
 			}
-			parts = append(parts, texts...)
+			parts = append(append(parts, carried...), texts...)
 		}
 		if len(parts) == 0 {
 			continue // Gemini rejects a turn without parts
@@ -327,6 +386,7 @@ type assembler struct {
 	api     provider.API
 	out     *provider.Reader
 	text    strings.Builder
+	thought strings.Builder
 	calls   []provider.ToolCall
 	finish  string
 	ratings []rating
@@ -341,7 +401,7 @@ func (a *assembler) add(c chunk) error {
 	}
 	if u := c.UsageMetadata; u != nil {
 		a.usage = provider.Usage{InputTokens: int(u.PromptTokenCount), CacheReadTokens: int(u.CachedContentTokenCount),
-			OutputTokens: int(u.CandidatesTokenCount + u.ThoughtsTokenCount)}
+			OutputTokens: int(u.CandidatesTokenCount + u.ThoughtsTokenCount), ThinkingTokens: int(u.ThoughtsTokenCount)}
 	}
 	a.respID = cmp.Or(a.respID, c.ResponseID)
 	for _, cand := range c.Candidates {
@@ -355,7 +415,10 @@ func (a *assembler) add(c chunk) error {
 					return err
 				}
 			case p.Thought:
-				// Thought summaries are not the answer.
+				if err := a.out.Thinking(p.Text); err != nil {
+					return err
+				}
+				a.thought.WriteString(p.Text)
 			case p.Text != "":
 				if err := a.out.Text(p.Text); err != nil {
 					return err
@@ -398,6 +461,9 @@ func nonce() string {
 
 func (a *assembler) response() (*provider.Response, error) {
 	res := &provider.Response{Message: provider.Message{Role: provider.Assistant}, Usage: a.usage}
+	if a.thought.Len() > 0 {
+		res.Message.Parts = append(res.Message.Parts, provider.Thinking{Provider: a.api.Name, Text: a.thought.String()})
+	}
 	if a.text.Len() > 0 {
 		res.Message.Parts = append(res.Message.Parts, provider.Text(a.text.String()))
 	}

@@ -238,3 +238,65 @@ func kindOf(e *provider.Error) provider.Kind {
 	}
 	return e.Kind
 }
+
+func TestModels(t *testing.T) {
+	srv := providertest.NewServer(providertest.Transcript{Models: []string{"gemini-9-pro", "gemini-9-flash"}})
+	defer srv.Close()
+	p, err := gemini.New(gemini.Config{APIKey: "test-key", BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	models, err := p.Models(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"gemini-9-pro", "gemini-9-flash"}, models); d != "" {
+		t.Errorf("models (-want +got):\n%s", d)
+	}
+	got := srv.Requests()[0]
+	if got.Method != "GET" || got.Path != "/v1beta/models" || got.Header.Get("X-Goog-Api-Key") != "test-key" {
+		t.Errorf("%s %s with headers %v", got.Method, got.Path, got.Header)
+	}
+}
+
+// Images go as inlineData: the user's where they are, a result's after the
+// function responses of its turn, introduced; the fake checks them as the
+// API does.
+func TestImages(t *testing.T) {
+	png := provider.Image{Name: "shot.png", MediaType: "image/png", Data: []byte("\x89PNG\r\n\x1a\npixels")}
+	req := provider.Request{Model: "gemini-test", Messages: []provider.Message{
+		{Role: provider.User, Parts: []provider.Part{provider.Text("What is this?"), png}},
+		{Role: provider.Assistant, Parts: []provider.Part{provider.ToolCall{ID: "call_a", Name: "file_read", Arguments: json.RawMessage(`{}`)}}},
+		{Role: provider.User, Parts: []provider.Part{provider.ToolResult{CallID: "call_a", Content: envelopeOK, Images: []provider.Image{png}}}},
+	}}
+	p := providertest.Play(t, connect, provider.Config{}, req, providertest.Reply{Text: "ok"})
+	if p.Err != nil {
+		t.Fatal(p.Err)
+	}
+	image := map[string]any{"inlineData": map[string]any{"mimeType": "image/png", "data": "iVBORw0KGgpwaXhlbHM="}}
+	want := []any{
+		map[string]any{"role": "user", "parts": []any{map[string]any{"text": "What is this?"}, image}},
+		map[string]any{"role": "model", "parts": []any{map[string]any{"functionCall": map[string]any{"id": "call_a", "name": "file_read", "args": map[string]any{}},
+			"thoughtSignature": gemini.SkipSignature}}},
+		map[string]any{"role": "user", "parts": []any{
+			map[string]any{"functionResponse": map[string]any{"id": "call_a", "name": "file_read", "response": map[string]any{
+				"tool_success": true, "result": map[string]any{"output": "a.txt", "exit_code": 0.0}}}},
+			map[string]any{"text": "The images the result of call call_a carried:"}, image}},
+	}
+	var body struct{ Contents []any }
+	if err := json.Unmarshal(p.Requests[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, body.Contents); d != "" {
+		t.Errorf("contents (-want +got):\n%s", d)
+	}
+
+	// An image of a type Gemini does not take is refused, as the API does.
+	bmp := provider.Image{Name: "x.bmp", MediaType: "image/bmp", Data: []byte("BM")}
+	req.Messages = []provider.Message{{Role: provider.User, Parts: []provider.Part{bmp}}}
+	p = providertest.Play(t, connect, provider.Config{}, req, providertest.Reply{Text: "never"})
+	var e *provider.Error
+	if !asError(p.Err, &e) || e.Status != 400 || !strings.Contains(e.Message, "Unsupported MIME type: image/bmp") {
+		t.Errorf("got %v, want the type refused", p.Err)
+	}
+}

@@ -2,9 +2,11 @@ package providertest
 
 import (
 	"cmp"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -31,8 +33,12 @@ func geminiRoute(path string) (string, bool) {
 }
 
 type geminiPart struct {
-	Text         *string `json:"text"`
-	Thought      bool    `json:"thought"`
+	Text       *string `json:"text"`
+	Thought    bool    `json:"thought"`
+	InlineData *struct {
+		MIMEType string `json:"mimeType"`
+		Data     string `json:"data"`
+	} `json:"inlineData"`
 	FunctionCall *struct {
 		ID   string `json:"id"`
 		Name string `json:"name"`
@@ -89,6 +95,14 @@ func (gemini) check(body []byte) string {
 						"Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.", p.FunctionCall.Name, i+1)
 				}
 				calls = append(calls, call{p.FunctionCall.ID, p.FunctionCall.Name})
+			case p.InlineData != nil:
+				at := fmt.Sprintf("contents[%d].parts[%d].inline_data", i, j)
+				if !slices.Contains([]string{"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif", "image/gif"}, p.InlineData.MIMEType) {
+					return fmt.Sprintf("* GenerateContentRequest.%s.mime_type: Unsupported MIME type: %s", at, p.InlineData.MIMEType)
+				}
+				if _, err := base64.StdEncoding.DecodeString(p.InlineData.Data); err != nil || p.InlineData.Data == "" {
+					return fmt.Sprintf("Invalid value at '%s.data' (TYPE_BYTES), Base64 decoding failed", at)
+				}
 			case p.FunctionResponse != nil:
 				answers = append(answers, call{p.FunctionResponse.ID, p.FunctionResponse.Name})
 				var obj map[string]json.RawMessage
@@ -135,7 +149,8 @@ func geminiError(status int, typ, msg string) obj {
 	return e
 }
 
-func (gemini) stream(w *eventWriter, r Reply, calls []Call, model string, _ bool) {
+func (gemini) stream(w *eventWriter, r Reply, calls []Call, q query) {
+	model := q.model
 	u := r.usage()
 	usage := obj{"promptTokenCount": u.InputTokens, "totalTokenCount": u.InputTokens}
 	chunk := func(parts []obj, finish string, last bool) obj {
@@ -145,13 +160,19 @@ func (gemini) stream(w *eventWriter, r Reply, calls []Call, model string, _ bool
 		}
 		c := obj{"candidates": []obj{cand}, "usageMetadata": usage, "modelVersion": model, "responseId": "resp_fake"}
 		if last {
+			thoughts := len(r.Thinking) / 4
 			c["usageMetadata"] = obj{"promptTokenCount": u.InputTokens, "candidatesTokenCount": u.OutputTokens,
-				"totalTokenCount": u.InputTokens + u.OutputTokens}
+				"thoughtsTokenCount": thoughts, "totalTokenCount": u.InputTokens + u.OutputTokens + thoughts}
 		}
 		return c
 	}
 	// The first chunk carries no text yet, as when the model starts.
 	w.event("", chunk([]obj{{"text": ""}}, "", false))
+	if q.thinking {
+		for _, word := range words(r.Thinking) {
+			w.event("", chunk([]obj{{"text": word, "thought": true}}, "", false))
+		}
+	}
 	for _, word := range words(r.Text) {
 		w.event("", chunk([]obj{{"text": word}}, "", false))
 	}
