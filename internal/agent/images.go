@@ -105,10 +105,11 @@ func imagesRefused(err error, msgs []provider.Message) bool {
 const (
 	// maxSentImages and maxSentImageBytes are how many images a request
 	// carries, and how many bytes of them, at most: the newest. Anthropic
-	// takes no more than 20 images of any size, and 32 MB in a request,
-	// with images in base64.
+	// takes no more than 20 images of any size, and 32 MB in a request;
+	// Gemini 20 MB in a request, with images in base64 (12 MiB is 16 MiB
+	// so).
 	maxSentImages     = 20
-	maxSentImageBytes = 16 << 20
+	maxSentImageBytes = 12 << 20
 )
 
 // newestImages returns ms with the images past the newest maxSentImages or

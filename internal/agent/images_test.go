@@ -86,7 +86,7 @@ func TestNewestImages(t *testing.T) {
 		sent int
 	}{
 		{"25 images", many, 20},
-		{"21 MiB of images", big, 2},
+		{"21 MiB of images", big, 1},
 		{"none", []provider.Message{user(provider.Text("hi"))}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
