@@ -64,6 +64,13 @@ func readImage(f io.ReaderAt, size int64, path, t string) (result, error) {
 	if _, err := f.ReadAt(data, 0); err != nil && err != io.EOF {
 		return result{}, files.Error(files.CodeReadFailed, op, path, err)
 	}
+	if why := files.CheckImage(data); why != "" {
+		code := files.CodeFileTooLarge // a side of too many pixels
+		if _, _, ok := files.ImageSize(data); !ok {
+			code = files.CodeBinaryFile
+		}
+		return result{}, &toolsdk.Error{Code: code, Op: op, Path: path, Reason: why}
+	}
 	return result{Output: fmt.Sprintf("An image (%s, %d bytes): the model sees it.", t, size), Images: []image{{MediaType: t, Data: data}}}, nil
 }
 

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -26,7 +27,7 @@ type resultImage struct {
 // called name: the model gets them as images, beside the result's JSON,
 // which says how many there were ("images": 2). An image that is not one
 // (an unknown media type, data that is not base64 or not that type, one
-// past files.MaxImage or maxImages) is left out, and the result says why
+// the model would not take, as files.CheckImage says, one past maxImages) is left out, and the result says why
 // ("images_refused"). Any other envelope comes back as it was.
 func liftImages(name string, env execute.Envelope) (execute.Envelope, []provider.Image) {
 	if !env.Success || len(env.Result) == 0 || env.Result[0] != '{' {
@@ -54,10 +55,10 @@ loop:
 			refused = append(refused, fmt.Sprintf("image %d: %q is not one of %v", i+1, img.MediaType, provider.ImageTypes))
 		case err != nil:
 			refused = append(refused, fmt.Sprintf("image %d: the data is not base64", i+1))
-		case len(data) > files.MaxImage:
-			refused = append(refused, fmt.Sprintf("image %d: %d bytes is more than the %d MiB an image may have", i+1, len(data), files.MaxImage>>20))
 		case sniffed != img.MediaType:
-			refused = append(refused, fmt.Sprintf("image %d: the data is %s, not %s", i+1, sniffed, img.MediaType))
+			refused = append(refused, fmt.Sprintf("image %d: the data is %s, not %s", i+1, cmp.Or(sniffed, "no image"), img.MediaType))
+		case files.CheckImage(data) != "":
+			refused = append(refused, fmt.Sprintf("image %d: %s", i+1, files.CheckImage(data)))
 		default:
 			images = append(images, provider.Image{Name: fmt.Sprintf("%s result %d", name, i+1), MediaType: img.MediaType, Data: data})
 		}

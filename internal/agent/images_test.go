@@ -1,10 +1,13 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	img "image"
+	pngenc "image/png"
 	"strings"
 	"testing"
 
@@ -17,7 +20,7 @@ import (
 )
 
 func TestLiftImages(t *testing.T) {
-	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	png := []byte("\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\x0d\x49\x44\x41\x54\x78\x9c\x63\xf8\xcf\xc0\xf0\x1f\x00\x05\x00\x01\xff\x89\x99\x3d\x1d\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82")
 	b64 := base64.StdEncoding.EncodeToString(png)
 	image := func(typ, data string) string { return `{"media_type":"` + typ + `","data":"` + data + `"}` }
 	for _, tc := range []struct {
@@ -53,8 +56,14 @@ func TestLiftImages(t *testing.T) {
 	}
 	big := base64.StdEncoding.EncodeToString(append(png, make([]byte, 5<<20)...))
 	env, images := liftImages("shot", execute.Succeeded(json.RawMessage(`{"images":[`+image("image/png", big)+`]}`)))
-	if len(images) != 0 || !strings.Contains(string(env.Result), "more than the 5 MiB") {
+	if len(images) != 0 || !strings.Contains(string(env.Result), "more than the 5242880 (5 MiB)") {
 		t.Errorf("an image past 5 MiB: %.300s", env.Result)
+	}
+	var tall bytes.Buffer
+	pngenc.Encode(&tall, img.NewGray(img.Rect(0, 0, 1, 8001)))
+	env, images = liftImages("shot", execute.Succeeded(json.RawMessage(`{"images":[`+image("image/png", base64.StdEncoding.EncodeToString(tall.Bytes()))+`]}`)))
+	if len(images) != 0 || !strings.Contains(string(env.Result), `"image 1: the image is 1×8001 pixels, more than the 8000 a side a model takes"`) {
+		t.Errorf("an image past 8000 pixels a side: %.300s", env.Result)
 	}
 	odd := append(png, 0xfb, 0xef, 0xff)
 	if data, err := decodeBase64(base64.RawURLEncoding.EncodeToString(odd)); err != nil || string(data) != string(odd) {
@@ -127,7 +136,7 @@ func TestNewestImages(t *testing.T) {
 // A request refused for some other reason than its images does not turn
 // images off: only a retry without them that succeeds does.
 func TestImagesRefusedOnlyWhenTheyAre(t *testing.T) {
-	png := provider.Image{Name: "shot.png", MediaType: "image/png", Data: []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")}
+	png := provider.Image{Name: "shot.png", MediaType: "image/png", Data: []byte("\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\x0d\x49\x44\x41\x54\x78\x9c\x63\xf8\xcf\xc0\xf0\x1f\x00\x05\x00\x01\xff\x89\x99\x3d\x1d\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82")}
 	bad := providertest.Reply{Status: 400, ErrorType: "invalid_request_error", Error: "tools.0: invalid schema"}
 	a, srv, _ := compactAgent(t, providertest.Transcript{Replies: []providertest.Reply{
 		bad, bad, // refused with the image and without: not the image

@@ -193,21 +193,18 @@ func readMention(path, name string, first, last int) (string, *Image, error) {
 	}
 	head = head[:n]
 	if t := files.ImageType(head); t != "" {
-		tooBig := func(size int64) error {
-			return fmt.Errorf("the image is %d bytes, more than the %d (%d MiB) the model takes", size, files.MaxImage, files.MaxImage>>20)
-		}
 		if info.Size() > files.MaxImage {
-			return "", nil, tooBig(info.Size())
+			return "", nil, fmt.Errorf("the image is %d bytes, more than the %d (%d MiB) a model takes", info.Size(), files.MaxImage, files.MaxImage>>20)
 		}
-		// It may have grown since.
 		rest, err := io.ReadAll(io.LimitReader(f, files.MaxImage-int64(len(head))+1))
 		if err != nil {
 			return "", nil, reason(err)
 		}
-		if size := int64(len(head) + len(rest)); size > files.MaxImage {
-			return "", nil, tooBig(size)
+		data := append(head, rest...)
+		if why := files.CheckImage(data); why != "" { // it may have grown since
+			return "", nil, errors.New(why)
 		}
-		return "", &Image{Path: name, MediaType: t, Data: append(head, rest...)}, nil
+		return "", &Image{Path: name, MediaType: t, Data: data}, nil
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
 		return "", nil, errors.New("a binary file; mention a text file, a directory or an image")
