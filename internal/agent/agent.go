@@ -286,6 +286,7 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, prompt string, imag
 			compacted = true
 		}
 		var resp *provider.Response
+		droppedImages := false
 		for {
 			req := provider.Request{
 				Model:     a.Model,
@@ -319,11 +320,16 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, prompt string, imag
 				continue
 			case a.NoImages == "" && imagesRefused(err, req.Messages):
 				a.NoImages = "the model refused images (" + err.Error() + ")"
+				droppedImages = true
 				continue
 			}
 			break
 		}
 		if err != nil {
+			if droppedImages {
+				// Refused without them too: the images were not why.
+				a.NoImages = ""
+			}
 			return out, err
 		}
 		conv.append(resp.Message)
@@ -362,12 +368,12 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, prompt string, imag
 }
 
 // messages returns the conversation's messages as the model gets them:
-// with its images, or a line of text for each where it takes none.
+// with its newest images, or a line of text for each where it takes none.
 func (a *Agent) messages(conv *Conversation) []provider.Message {
 	if a.NoImages != "" {
 		return provider.WithoutImages(conv.Messages, a.NoImages)
 	}
-	return conv.Messages
+	return newestImages(conv.Messages)
 }
 
 // offered returns the tools the model may call: the registry's, less those

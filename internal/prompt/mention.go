@@ -194,13 +194,17 @@ func readMention(path, name string, first, last int) (string, *Image, error) {
 	head = head[:n]
 	if t := files.ImageType(head); t != "" {
 		if info.Size() > files.MaxImage {
-			return "", nil, fmt.Errorf("the image is %d MiB; the model takes at most %d MiB", info.Size()>>20, files.MaxImage>>20)
+			return "", nil, fmt.Errorf("the image is %d bytes, more than the %d (%d MiB) a model takes", info.Size(), files.MaxImage, files.MaxImage>>20)
 		}
-		rest, err := io.ReadAll(f)
+		rest, err := io.ReadAll(io.LimitReader(f, files.MaxImage-int64(len(head))+1))
 		if err != nil {
 			return "", nil, reason(err)
 		}
-		return "", &Image{Path: name, MediaType: t, Data: append(head, rest...)}, nil
+		data := append(head, rest...)
+		if why := files.CheckImage(data); why != "" { // it may have grown since
+			return "", nil, errors.New(why)
+		}
+		return "", &Image{Path: name, MediaType: t, Data: data}, nil
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
 		return "", nil, errors.New("a binary file; mention a text file, a directory or an image")

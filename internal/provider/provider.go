@@ -119,46 +119,71 @@ func (i Image) Placeholder(why string) Text {
 // (why says why), for a model that takes none. ms itself is left as it
 // is; without images, it is what comes back.
 func WithoutImages(ms []Message, why string) []Message {
-	has := func(m Message) bool {
-		for _, p := range m.Parts {
-			switch p := p.(type) {
-			case Image:
-				return true
-			case ToolResult:
-				if len(p.Images) > 0 {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	if !slices.ContainsFunc(ms, has) {
-		return ms
-	}
-	out := make([]Message, len(ms))
+	return ReplaceImages(ms, func(Image) string { return why })
+}
+
+// ReplaceImages returns ms with each image for which why returns a reason
+// replaced by its placeholder saying so; why sees the images in order,
+// oldest first. ms itself is left as it is; when nothing is replaced, it
+// is what comes back.
+func ReplaceImages(ms []Message, why func(Image) string) []Message {
+	var out []Message
 	for i, m := range ms {
-		out[i] = m
-		if !has(m) {
+		if !m.hasImages() {
 			continue
 		}
 		var parts, notes []Part
+		changed := false
 		for _, p := range m.Parts {
 			switch p := p.(type) {
 			case Image:
-				parts = append(parts, p.Placeholder(why))
-			case ToolResult:
-				for _, img := range p.Images {
-					notes = append(notes, img.Placeholder(why))
+				if reason := why(p); reason != "" {
+					parts, changed = append(parts, p.Placeholder(reason)), true
+					continue
 				}
-				p.Images = nil
+			case ToolResult:
+				var kept []Image
+				for _, img := range p.Images {
+					if reason := why(img); reason != "" {
+						notes = append(notes, img.Placeholder(reason))
+					} else {
+						kept = append(kept, img)
+					}
+				}
+				p.Images = kept
 				parts = append(parts, p)
-			default:
-				parts = append(parts, p)
+				continue
 			}
+			parts = append(parts, p)
 		}
+		if !changed && notes == nil {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(ms)
+		}
+		// A tool result's notes come after the message's parts: text
+		// follows a provider's tool results.
 		out[i].Parts = append(parts, notes...)
 	}
+	if out == nil {
+		return ms
+	}
 	return out
+}
+
+func (m Message) hasImages() bool {
+	for _, p := range m.Parts {
+		switch p := p.(type) {
+		case Image:
+			return true
+		case ToolResult:
+			if len(p.Images) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Images returns the message's images, its own and its tool results', in
