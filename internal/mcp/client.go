@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/http"
+	"net/url"
+	"path/filepath"
 	"os"
 	"slices"
 	"strings"
@@ -44,20 +47,35 @@ type Servers struct {
 	list []*server
 }
 
-// Start starts every server in the background, all at once, a command
-// with env's environment and its own env entries. logger gets their
+// Start starts every server that is not disabled in the background, all
+// at once, a command with env's environment and its own env entries, in
+// its cwd or else dir. dir, the agent's working directory, is offered to
+// the servers as their only root; "" offers no roots. logger gets their
 // comings and goings as debug events.
-func Start(servers map[string]config.MCPServer, env execute.Env, logger *slog.Logger) *Servers {
+func Start(servers map[string]config.MCPServer, env execute.Env, dir string, logger *slog.Logger) *Servers {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Servers{}
 	for _, name := range slices.Sorted(maps.Keys(servers)) {
+		if servers[name].Disabled {
+			continue
+		}
 		srv := &server{name: name, cfg: servers[name], env: env, log: logger.With("mcp_server", name)}
+		// Roots are advertised only when there is a directory to offer,
+		// and never change during a run: no listChanged.
+		caps := &sdk.ClientCapabilities{}
+		if dir != "" {
+			caps.RootsV2 = &sdk.RootCapabilities{}
+		}
 		srv.client = sdk.NewClient(&sdk.Implementation{Name: "ikigai", Version: buildinfo.Version}, &sdk.ClientOptions{
 			Logger:                 sdkLogger(srv.log),
 			ToolListChangedHandler: srv.toolsChanged,
+			Capabilities:           caps,
 		})
+		if dir != "" {
+			srv.client.AddRoots(&sdk.Root{URI: (&url.URL{Scheme: "file", Path: dir}).String(), Name: filepath.Base(dir)})
+		}
 		srv.connect()
 		s.list = append(s.list, srv)
 	}
@@ -252,11 +270,25 @@ func (c *conn) open(ctx context.Context) {
 	defer c.cancelStart()
 	s := c.srv
 	started := time.Now()
-	var transport sdk.Transport
-	if s.cfg.URL != "" {
-		transport = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL}
+	home, _ := os.UserHomeDir()
+	cfg, err := s.cfg.Expanded(config.LookupEnv, home)
+	if err != nil {
+		c.err = fmt.Errorf("cannot be started: %w", err)
+		return
+	}
+	var session *sdk.ClientSession
+	opts := &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion}
+	if cfg.URL != "" {
+		var rt *remote
+		rt, err = newRemote(cfg, config.LookupEnv)
+		if err != nil {
+			c.err = fmt.Errorf("cannot be started: %w", err)
+			return
+		}
+		session, err = c.openRemote(ctx, cfg, rt, opts)
 	} else {
-		p, err := startProcess(s.cfg, s.env)
+		var p *process
+		p, err = startProcess(cfg, s.env)
 		if err != nil {
 			c.err = fmt.Errorf("cannot be started: %w", err)
 			s.log.Debug("mcp server cannot be started", "error", err.Error())
@@ -264,9 +296,9 @@ func (c *conn) open(ctx context.Context) {
 		}
 		c.proc = p
 		c.frames = &frameReader{f: p.stdout, max: maxMessage}
-		transport = &sdk.IOTransport{Reader: c.frames, Writer: p.stdin, MaxLineLength: -1}
+		transport := &sdk.IOTransport{Reader: c.frames, Writer: p.stdin, MaxLineLength: -1}
+		session, err = s.client.Connect(ctx, transport, opts)
 	}
-	session, err := s.client.Connect(ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err == nil {
 		c.session = session
 		var tools []*sdk.Tool
@@ -303,6 +335,32 @@ func (c *conn) open(ctx context.Context) {
 	s.log.Debug("mcp server started", "tools", len(c.listed()), "elapsed_ms", time.Since(started).Milliseconds())
 }
 
+// openRemote connects to a server reached by URL: over streamable HTTP,
+// falling back to SSE when the server answers the initialize POST with
+// 404 or 405 (unless its type says which), or over SSE.
+func (c *conn) openRemote(ctx context.Context, cfg config.MCPServer, rt *remote, opts *sdk.ClientSessionOptions) (*sdk.ClientSession, error) {
+	s := c.srv
+	client := &http.Client{Transport: rt}
+	sse := func() (*sdk.ClientSession, error) {
+		return s.client.Connect(ctx, &sseTransport{SSEClientTransport: sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}, stream: context.Background()}, opts)
+	}
+	var session *sdk.ClientSession
+	var err error
+	if cfg.Type == "sse" {
+		session, err = sse()
+	} else {
+		session, err = s.client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}, opts)
+		if err != nil && cfg.Type == "" && rt.wantsSSE() && ctx.Err() == nil {
+			s.log.Debug("mcp server answered streamable HTTP with 404 or 405; trying SSE", "status", rt.firstStatus())
+			session, err = sse()
+		}
+	}
+	if err != nil && rt.unauthorized() {
+		return nil, fmt.Errorf("%w: run ikigai mcp login %s", errUnauthorized, s.name)
+	}
+	return session, err
+}
+
 // startError says why a start failed: the server exited, did not answer
 // in time, or answered wrongly.
 func (c *conn) startError(ctx context.Context, err error) error {
@@ -312,6 +370,9 @@ func (c *conn) startError(ctx context.Context, err error) error {
 	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("did not start within %v", c.srv.startupTimeout())
+	}
+	if errors.Is(err, errUnauthorized) {
+		return err
 	}
 	return fmt.Errorf("failed to start: %w", err)
 }

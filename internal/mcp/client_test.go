@@ -35,7 +35,7 @@ func testServer(mode, starts string) config.MCPServer {
 // start starts servers and stops them when the test ends.
 func start(t *testing.T, servers map[string]config.MCPServer) *Servers {
 	t.Helper()
-	s := Start(servers, execute.Env{}, nil)
+	s := Start(servers, execute.Env{}, "", nil)
 	t.Cleanup(s.Close)
 	return s
 }
@@ -406,7 +406,7 @@ func TestCallStartFailure(t *testing.T) {
 func TestClose(t *testing.T) {
 	starts := filepath.Join(t.TempDir(), "starts")
 	hang := testServer("hang", starts+".hang")
-	s := Start(map[string]config.MCPServer{"t": testServer("", starts), "hang": hang}, execute.Env{}, nil)
+	s := Start(map[string]config.MCPServer{"t": testServer("", starts), "hang": hang}, execute.Env{}, "", nil)
 	s.list[1].connect().wait(t.Context()) // t is ready; hang is still starting
 	for _, f := range []string{starts, starts + ".hang"} {
 		for _, err := os.Stat(f); err != nil; _, err = os.Stat(f) {
@@ -466,7 +466,7 @@ func TestServerProcess(t *testing.T) {
 	t.Setenv("KEEP_ME", "kept")
 	cfg := testServer("", "")
 	cfg.Env["OPENAI_API_KEY"] = "the server's own"
-	s := Start(map[string]config.MCPServer{"t": cfg}, execute.Env{Exclude: []string{"MY_*"}}, nil)
+	s := Start(map[string]config.MCPServer{"t": cfg}, execute.Env{Exclude: []string{"MY_*"}}, "", nil)
 	t.Cleanup(s.Close)
 	env := registryOf(t, s).Call(t.Context(), "mcp--t--process", json.RawMessage(`{}`), 10*time.Second)
 	var out struct{ Output string }

@@ -316,7 +316,7 @@ func (w *Workspace) StartMCP(log *calllog.Log, names ...string) *mcp.Servers {
 			servers[n] = s
 		}
 	}
-	return mcp.Start(servers, w.ToolDirs.Env, log.Logger())
+	return mcp.Start(servers, w.ToolDirs.Env, w.Dir, log.Logger())
 }
 
 // Discover builds the registry from the tool directories and the sources
