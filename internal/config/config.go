@@ -158,7 +158,7 @@ type MCPServer struct {
 	BearerTokenEnvVar string
 	// Disabled servers are not started (enabled: false).
 	Disabled bool
-	Timeout time.Duration // zero: ToolTimeout
+	Timeout  time.Duration // zero: ToolTimeout
 	// StartupTimeout bounds starting the server and listing its tools;
 	// zero means the MCP client's default.
 	StartupTimeout time.Duration

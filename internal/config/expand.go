@@ -1,12 +1,18 @@
 package config
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ikigai-tools/ikigai/internal/fserr"
 )
 
 // Expanded returns the server with ${VAR}, ${VAR:-default} and a leading
@@ -96,4 +102,48 @@ func expandVars(s string, getenv func(string) (string, bool)) (string, []string)
 		}
 		s = s[i+end+1:]
 	}
+}
+
+// ReadMCPFile applies the servers of a project's .mcp.json, Claude Code's
+// project file, at path if it exists: {"mcpServers": {...}}, each server
+// as mcp_servers has it, with the limits of a project's configuration.
+// name is how errors refer to the file. Other keys are errors: the file
+// holds servers only, and settings belong in .ikigai/config.json.
+func (c *Config) ReadMCPFile(path, name string) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, fserr.Reason(err))
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("%s: %s", name, syntaxError(data, err))
+	}
+	d := &decoder{file: name, project: true}
+	for _, key := range slices.Sorted(maps.Keys(doc)) {
+		if key != "mcpServers" {
+			d.errs = append(d.errs, fmt.Errorf("%s: unknown key %q: .mcp.json holds mcpServers only", name, key))
+			continue
+		}
+		d.mcpServers(key, doc[key], c)
+	}
+	return errors.Join(d.errs...)
+}
+
+// Describe says in one line what the server is: its command line, as
+// written, or its transport and URL.
+func (s MCPServer) Describe() string {
+	if s.URL != "" {
+		t := s.Type
+		if t == "" {
+			t = "http"
+		}
+		return t + " " + s.URL
+	}
+	return strings.Join(append([]string{s.Command}, s.Args...), " ")
 }

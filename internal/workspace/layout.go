@@ -240,13 +240,25 @@ func (l Layout) SchemaCache() string { return under(l.Cache, "schemas.json") }
 func (l Layout) History() string { return under(l.State, "history") }
 
 // HasProject reports whether the working directory has a .ikigai of its
-// own.
+// own, or a .mcp.json (Claude Code's project file) where it would be.
 func (l Layout) HasProject() bool {
 	if l.Project == "" {
 		return false
 	}
-	_, err := os.Stat(l.Project)
+	if _, err := os.Stat(l.Project); err == nil {
+		return true
+	}
+	_, err := os.Stat(l.ProjectMCP())
 	return err == nil
+}
+
+// ProjectMCP is the project's .mcp.json, Claude Code's list of the
+// project's MCP servers, read when the project is trusted.
+func (l Layout) ProjectMCP() string {
+	if l.Project == "" {
+		return ""
+	}
+	return filepath.Join(l.ProjectDir(), ".mcp.json")
 }
 
 func isDir(path string) bool {
