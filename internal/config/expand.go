@@ -117,6 +117,10 @@ func (c *Config) ReadMCPFile(path, name string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, fserr.Reason(err))
 	}
+	return c.applyMCPFile(data, name)
+}
+
+func (c *Config) applyMCPFile(data []byte, name string) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil
 	}

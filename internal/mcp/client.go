@@ -692,3 +692,34 @@ func (r *frameReader) Read(p []byte) (int, error) {
 }
 
 func (r *frameReader) Close() error { return r.f.Close() }
+
+// A State is how a server's start went, for listings.
+type State struct {
+	Name string
+	// Path is its command or URL.
+	Path string
+	// Tools is how many tools it offers, once started.
+	Tools int
+	// Err says why it did not start; "" when it did.
+	Err string
+}
+
+// States waits until every server has started or failed, as Tools does,
+// and says how each went, in the order of their names.
+func (s *Servers) States(ctx context.Context) []State {
+	states := make([]State, len(s.list))
+	var wg sync.WaitGroup
+	for i, srv := range s.list {
+		wg.Go(func() {
+			tools, failed := srv.tools(ctx)
+			states[i] = State{Name: srv.name, Path: srv.path(), Tools: len(tools)}
+			for _, f := range failed {
+				if f.Name == config.MCPPrefix+srv.name {
+					states[i].Err = f.Reason
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return states
+}
