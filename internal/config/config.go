@@ -169,6 +169,9 @@ type MCPServer struct {
 	// Confinement is how the server's process is confined, worked out
 	// from the sandbox settings by whoever starts it; nil: not at all.
 	Confinement *sandbox.Confinement
+	// AuthFile is where a remote server's OAuth tokens are kept, set by
+	// whoever starts it; "": nowhere.
+	AuthFile string
 }
 
 // MCPPrefix starts the name of every MCP server's tool: mcp--SERVER--TOOL.

@@ -280,7 +280,7 @@ func (c *conn) open(ctx context.Context) {
 	opts := &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion}
 	if cfg.URL != "" {
 		var rt *remote
-		rt, err = newRemote(cfg, config.LookupEnv)
+		rt, err = newRemoteNamed(s.name, cfg, config.LookupEnv)
 		if err != nil {
 			c.err = fmt.Errorf("cannot be started: %w", err)
 			return

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ikigai-tools/ikigai/internal/config"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/oauth2"
 )
 
 // errUnauthorized is why a remote server that answered 401 did not start.
@@ -22,6 +23,9 @@ var errUnauthorized = errors.New("answered 401 Unauthorized")
 type remote struct {
 	base    http.RoundTripper
 	headers map[string]string
+	// tokens are the server's OAuth tokens, from ikigai mcp login; nil
+	// when there are none.
+	tokens oauth2.TokenSource
 
 	mu     sync.Mutex
 	status int // of the first answered POST; 0 before
@@ -32,6 +36,12 @@ type remote struct {
 // expanded already, and its bearer token from the environment variable
 // bearer_token_env_var names.
 func newRemote(cfg config.MCPServer, getenv func(string) (string, bool)) (*remote, error) {
+	return newRemoteNamed("", cfg, getenv)
+}
+
+// newRemoteNamed is newRemote with the OAuth tokens ikigai mcp login kept
+// for the server called name, if any, sent unless a header says otherwise.
+func newRemoteNamed(name string, cfg config.MCPServer, getenv func(string) (string, bool)) (*remote, error) {
 	h := maps.Clone(cfg.Headers)
 	if h == nil {
 		h = map[string]string{}
@@ -43,7 +53,11 @@ func newRemote(cfg config.MCPServer, getenv func(string) (string, bool)) (*remot
 		}
 		h["Authorization"] = "Bearer " + tok
 	}
-	return &remote{base: http.DefaultTransport, headers: h}, nil
+	r := &remote{base: http.DefaultTransport, headers: h}
+	if name != "" {
+		r.tokens = storedTokens(cfg, name, http.DefaultClient)
+	}
+	return r, nil
 }
 
 func (r *remote) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -54,6 +68,13 @@ func (r *remote) RoundTrip(req *http.Request) (*http.Response, error) {
 			continue
 		}
 		req.Header.Set(k, r.headers[k])
+	}
+	if r.tokens != nil && req.Header.Get("Authorization") == "" {
+		// A token that cannot be had (a refresh refused) leaves the
+		// request without: the server's 401 asks to log in again.
+		if t, err := r.tokens.Token(); err == nil {
+			t.SetAuthHeader(req)
+		}
 	}
 	resp, err := r.base.RoundTrip(req)
 	if err == nil {

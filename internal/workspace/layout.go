@@ -236,6 +236,10 @@ func (l Layout) LogDir() string { return l.State }
 // SchemaCache is the file the tools' schemas are remembered in.
 func (l Layout) SchemaCache() string { return under(l.Cache, "schemas.json") }
 
+// MCPAuthFile keeps remote MCP servers' OAuth tokens, from ikigai mcp
+// login.
+func (l Layout) MCPAuthFile() string { return under(l.State, "mcp-auth.json") }
+
 // History is the file of prompts typed at the terminal.
 func (l Layout) History() string { return under(l.State, "history") }
 

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/ikigai-tools/ikigai/internal/config"
+	"github.com/ikigai-tools/ikigai/internal/mcp"
 	"github.com/ikigai-tools/ikigai/internal/trust"
 )
 
@@ -126,4 +128,19 @@ func writeFile(path string, data []byte, mode fs.FileMode) error {
 		os.Remove(tmp.Name())
 	}
 	return err
+}
+
+// LoginMCP logs in to the remote MCP server called name with OAuth; show
+// is given the URL to open in a browser.
+func (w *Workspace) LoginMCP(ctx context.Context, name string, show func(url string)) error {
+	s, ok := w.Config.MCPServers[name]
+	if !ok {
+		return fmt.Errorf("no MCP server %q in the configuration", name)
+	}
+	s, err := s.Expanded(config.LookupEnv, w.Home)
+	if err != nil {
+		return err
+	}
+	s.AuthFile = w.MCPAuthFile()
+	return mcp.Login(ctx, name, s, show)
 }

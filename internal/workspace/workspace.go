@@ -325,6 +325,7 @@ func (w *Workspace) StartMCP(log *calllog.Log, names ...string) *mcp.Servers {
 			if s.Command != "" {
 				s.Confinement = w.Sandbox.ForServer(s.Sandbox)
 			}
+			s.AuthFile = w.MCPAuthFile()
 			servers[n] = s
 		}
 	}

@@ -51,6 +51,11 @@ func NewCommand() *cli.Command {
 			ArgsUsage: "NAME",
 			Action:    getServer,
 		}, {
+			Name:      "login",
+			Usage:     "log in to a remote MCP server with OAuth (prints the address to open)",
+			ArgsUsage: "NAME",
+			Action:    loginServer,
+		}, {
 			Name:  "serve",
 			Usage: "serve the discovered tools over MCP on stdin and stdout",
 			Description: "Finds the tools once, as ikigai tools does (the MCP servers of the configuration\n" +

@@ -195,3 +195,22 @@ func getServer(c *cli.Context) error {
 	field("state", stateText(states[0]))
 	return nil
 }
+
+func loginServer(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return command.Usage("usage: ikigai mcp login NAME")
+	}
+	w, err := command.Load(c)
+	if err != nil {
+		return err
+	}
+	name := c.Args().First()
+	err = w.LoginMCP(c.Context, name, func(url string) {
+		fmt.Fprintf(c.App.ErrWriter, "Open this address in a browser to log in to %s:\n\n  %s\n\nWaiting for the browser...\n", name, url)
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "Logged in to %s; the tokens are kept in %s\n", name, w.MCPAuthFile())
+	return nil
+}
