@@ -95,6 +95,12 @@ func (s *Servers) Tools(ctx context.Context) ([]registry.Tool, []registry.Failur
 	}
 	wg.Wait()
 	all, problems := slices.Concat(tools...), slices.Concat(failed...)
+	for _, srv := range s.list {
+		if srv.offersResources() {
+			all = append(all, s.resourceTool())
+			break
+		}
+	}
 	// Names are unique unless two servers' names run into each other's
 	// (a with b--c, a--b with c): the first server's tool keeps the name.
 	seen := map[string]registry.Source{}
@@ -208,6 +214,27 @@ func (s *server) tools(ctx context.Context) ([]registry.Tool, []registry.Failure
 		tools = append(tools, registry.Tool{Entry: entry, Schema: schema, Runner: &tool{srv: s, name: name, remote: t.Name}})
 	}
 	return tools, failed
+}
+
+// offersResources reports whether the server is running and offers
+// resources.
+func (s *server) offersResources() bool {
+	s.mu.Lock()
+	c := s.cur
+	s.mu.Unlock()
+	if c == nil {
+		return false
+	}
+	select {
+	case <-c.ready:
+	default:
+		return false // still starting
+	}
+	if c.over() {
+		return false
+	}
+	init := c.session.InitializeResult()
+	return init != nil && init.Capabilities != nil && init.Capabilities.Resources != nil
 }
 
 // toolsChanged lists the tools again when the server says they changed;
@@ -535,7 +562,7 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage, timeout time.Durat
 	res, err := c.session.CallTool(ctx, &sdk.CallToolParams{Name: t.remote, Arguments: args})
 	switch {
 	case err == nil:
-		return envelopeOf(t.name, res)
+		return envelopeOf(t.name, t.srv.name, res)
 	case ctx.Err() != nil:
 		if errors.Is(context.Cause(ctx), execute.ErrTimeout) {
 			t.srv.startCheck(c)

@@ -72,6 +72,9 @@ func TestList(t *testing.T) {
 	var names []string
 	for _, tool := range r.Tools() {
 		names = append(names, tool.Name)
+		if tool.Name == ResourceTool {
+			continue
+		}
 		if tool.Source != "mcp:t" || tool.Path != os.Args[0] {
 			t.Errorf("%s: source %q, path %q", tool.Name, tool.Source, tool.Path)
 		}
@@ -81,7 +84,8 @@ func TestList(t *testing.T) {
 	}
 	want := []string{
 		ToolName("t", longTool), "mcp--t--big", "mcp--t--crash", ToolName("t", "dotted.name"), "mcp--t--echo", "mcp--t--env",
-		"mcp--t--fail", "mcp--t--hang", "mcp--t--huge", "mcp--t--lines", "mcp--t--process", "mcp--t--x--echo",
+		"mcp--t--fail", "mcp--t--hang", "mcp--t--huge", "mcp--t--lines", "mcp--t--process", "mcp--t--resources", "mcp--t--x--echo",
+		ResourceTool,
 	}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
@@ -487,5 +491,42 @@ func TestServerProcess(t *testing.T) {
 		if slices.Contains(vars, v) {
 			t.Errorf("%s reached the server", v)
 		}
+	}
+}
+
+// Resources in a result: a short text resource in the text, a long one
+// and a link named with the way to read them, which mcp_resource reads;
+// an image past 5 MiB left out, saying so.
+func TestResources(t *testing.T) {
+	r := registryOf(t, start(t, map[string]config.MCPServer{"t": testServer("", "")}))
+	call := func(name, args string) map[string]any {
+		t.Helper()
+		tool, ok := r.Lookup(name)
+		if !ok {
+			t.Fatalf("no tool %s", name)
+		}
+		env := tool.Runner.Run(t.Context(), json.RawMessage(args), 0)
+		var res map[string]any
+		if !env.Success || json.Unmarshal(env.Result, &res) != nil {
+			t.Fatalf("%s: %+v", name, env)
+		}
+		return res
+	}
+	res := call("mcp--t--resources", `{}`)
+	read := `read it with mcp_resource {"server":"t","uri":"test://big"}]`
+	want := "see these\n[resource test://small]\nsmall text\n" +
+		"[resource test://big (text/plain, 51200 bytes): " + read + "\n" +
+		"[resource link test://big (big: a big file): " + read + "\n" +
+		"[an image (image/png) of 6.0 MiB was left out: over 5 MiB]"
+	if diff := cmp.Diff(want, res["output"]); diff != "" || res["images"] != nil || res["content"] != nil {
+		t.Errorf("output (-want +got):\n%s\n%v", diff, res)
+	}
+	res = call(ResourceTool, `{"server":"t","uri":"test://big"}`)
+	if out, _ := res["output"].(string); !strings.HasPrefix(out, "the whole yyy") || len(out) != len("the whole ")+50<<10 {
+		t.Errorf("read: %.80v", res)
+	}
+	res = call(ResourceTool, `{"server":"t","uri":"test://none"}`)
+	if res["error_code"] != "RESOURCE_UNREADABLE" {
+		t.Errorf("missing resource: %v", res)
 	}
 }
