@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -192,7 +193,7 @@ func (s *server) tools(ctx context.Context) ([]registry.Tool, []registry.Failure
 		reason := err.Error()
 		if ctx.Err() == nil {
 			reason = "server " + reason
-			if line := lastLine(c.stderr()); line != "" {
+			if line := errorLine(c.stderr()); line != "" {
 				reason += ": " + line
 			}
 		}
@@ -322,7 +323,9 @@ func (c *conn) open(ctx context.Context) {
 			return
 		}
 		c.proc = p
-		c.frames = &frameReader{f: p.stdout, max: maxMessage}
+		c.frames = &frameReader{f: p.stdout, max: maxMessage, banner: func(line string) {
+			s.log.Warn("mcp server printed a line that is not JSON-RPC before its first message; skipped", "line", line)
+		}}
 		transport := &sdk.IOTransport{Reader: c.frames, Writer: p.stdin, MaxLineLength: -1}
 		session, err = s.client.Connect(ctx, transport, opts)
 	}
@@ -669,6 +672,25 @@ func (s *server) checkHung(c *conn) {
 	}
 }
 
+// npmNoise matches the lines of npm's (and so npx's) failures that say
+// nothing of what went wrong: the error code, the path of the log, a
+// bare status, the 404 advice.
+var npmNoise = regexp.MustCompile(`^npm (error|ERR!)( (code|errno|syscall|path|A complete log|[0-9]+ (Note that|tarball,|\s*'))|\s*[0-9]*\s*$)`)
+
+// errorLine returns the line of a server's stderr that says why it
+// failed: the last non-empty line, or for npm's output (a server started
+// with npx) the first of its error lines that says something, rather
+// than its closing "A complete log of this run can be found in".
+func errorLine(stderr string) string {
+	for line := range strings.Lines(stderr) {
+		line = strings.TrimSpace(line)
+		if (strings.HasPrefix(line, "npm error ") || strings.HasPrefix(line, "npm ERR! ")) && !npmNoise.MatchString(line) {
+			return line
+		}
+	}
+	return lastLine(stderr)
+}
+
 // lastLine returns the last non-empty line of s.
 func lastLine(s string) string {
 	s = strings.TrimRight(s, " \t\r\n")
@@ -686,19 +708,37 @@ var errTooLarge = errors.New("message too large")
 
 // frameReader reads a server's stdout, one message a line, and fails once
 // a line grows past max, so that the connection ends with the reason
-// known: too much output, not a crash.
+// known: too much output, not a crash. Lines before the first that
+// starts a JSON object (a banner some servers print on stdout) are
+// skipped, each given to banner, as the TypeScript SDK skips them.
 type frameReader struct {
-	f    *os.File
-	max  int
-	line int // bytes read since the last newline
-	over atomic.Bool
+	f      *os.File
+	max    int
+	banner func(line string)
+	line   int // bytes read since the last newline
+	over   atomic.Bool
+
+	started bool   // a JSON-RPC message has begun
+	pending []byte // read before it began, not yet returned
 }
 
 func (r *frameReader) Read(p []byte) (int, error) {
 	if r.over.Load() {
 		return 0, errTooLarge
 	}
-	n, err := r.f.Read(p)
+	if !r.started {
+		if err := r.skipBanner(); err != nil && len(r.pending) == 0 {
+			return 0, err
+		}
+	}
+	var n int
+	var err error
+	if len(r.pending) > 0 {
+		n = copy(p, r.pending)
+		r.pending = r.pending[n:]
+	} else {
+		n, err = r.f.Read(p)
+	}
 	for rest := p[:n]; ; {
 		i := bytes.IndexByte(rest, '\n')
 		if i < 0 {
@@ -716,6 +756,36 @@ func (r *frameReader) Read(p []byte) (int, error) {
 		return 0, errTooLarge
 	}
 	return n, err
+}
+
+// skipBanner reads until the first line that starts a JSON object,
+// dropping the lines before it; what is read from there on is left in
+// pending.
+func (r *frameReader) skipBanner() error {
+	buf := make([]byte, 4096)
+	for {
+		for {
+			t := bytes.TrimLeft(r.pending, " \t\r\n")
+			if len(t) > 0 && t[0] == '{' || len(r.pending) > r.max {
+				r.started = true
+				return nil
+			}
+			i := bytes.IndexByte(r.pending, '\n')
+			if i < 0 {
+				break
+			}
+			if line := strings.TrimSpace(string(r.pending[:i])); line != "" && r.banner != nil {
+				r.banner(line)
+			}
+			r.pending = r.pending[i+1:]
+		}
+		n, err := r.f.Read(buf)
+		r.pending = append(r.pending, buf[:n]...)
+		if err != nil {
+			r.started = true // what is left is the transport's to judge
+			return err
+		}
+	}
 }
 
 func (r *frameReader) Close() error { return r.f.Close() }

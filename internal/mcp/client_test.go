@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"context"
+	"log/slog"
+	"sync"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -528,5 +530,30 @@ func TestResources(t *testing.T) {
 	res = call(ResourceTool, `{"server":"t","uri":"test://none"}`)
 	if res["error_code"] != "RESOURCE_UNREADABLE" {
 		t.Errorf("missing resource: %v", res)
+	}
+}
+
+// A banner on stdout before the first message is skipped, with a
+// warning, not taken for a broken server.
+func TestBanner(t *testing.T) {
+	var logged strings.Builder
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logged}, nil))
+	s := Start(map[string]config.MCPServer{"t": testServer("banner", "")}, execute.Env{}, "", logger)
+	t.Cleanup(s.Close)
+	r := registryOf(t, s)
+	tool, ok := r.Lookup("mcp--t--env")
+	if !ok {
+		t.Fatalf("no tool; failed %v", r.Failed())
+	}
+	if env := tool.Runner.Run(t.Context(), json.RawMessage(`{}`), 0); !env.Success {
+		t.Errorf("call: %+v", env)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, line := range []string{`"Test MCP server v1.0 listening on stdio"`, "ready"} {
+		if !strings.Contains(logged.String(), `level=WARN msg="mcp server printed a line that is not JSON-RPC before its first message; skipped" mcp_server=t line=`+line+"\n") {
+			t.Errorf("no warning of %q in\n%s", line, logged.String())
+		}
 	}
 }

@@ -38,6 +38,10 @@ func serveTest(mode string) {
 	}
 	fmt.Fprintln(os.Stderr, "test server starting")
 	switch mode {
+	case "banner":
+		fmt.Println("Test MCP server v1.0 listening on stdio")
+		fmt.Println("")
+		fmt.Println("ready")
 	case "hang":
 		select {}
 	case "exit":
