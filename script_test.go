@@ -24,7 +24,7 @@ import (
 )
 
 // layout is a build tree made once per test run: bin/ikigai and
-// libexec/ikigai/*-tool, as make builds them.
+// libexec/ikigai/*-tool and the Markdown helper, as make builds them.
 var layout string
 
 // goEnv holds the Go build and module caches, which scripts that run go or
@@ -100,7 +100,7 @@ func build(dir string) error {
 		pkgs []string
 	}{
 		{filepath.Join(dir, "bin") + "/", []string{"./cmd/ikigai"}},
-		{filepath.Join(dir, "libexec", "ikigai") + "/", prefixAll("./", tools)},
+		{filepath.Join(dir, "libexec", "ikigai") + "/", prefixAll("./", append(tools, "cmd/ikigai-markdown"))},
 	} {
 		if err := os.MkdirAll(b.out, 0o755); err != nil {
 			return err

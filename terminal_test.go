@@ -754,3 +754,29 @@ func TestTerminalRewindPicker(t *testing.T) {
 		t.Errorf("exit code %d", code)
 	}
 }
+
+// An answer streams in as Markdown, each block rendered once it is whole:
+// a heading, emphasis, a list, a code block and a table, at 80 and 120
+// columns; nothing of the Markdown's own marks is left, and the text of
+// each block is there.
+func TestTerminalMarkdown(t *testing.T) {
+	answer := "# The plan\n\nSome **bold** and `code` words.\n\n- first item\n- second item\n\n```go\nfunc main() {\n\tprintln(\"hi\")\n}\n```\n\n| name | size |\n|------|------|\n| a.go | 12 |\n\nThe end."
+	for _, cols := range []int{80, 120} {
+		t.Run(fmt.Sprint(cols), func(t *testing.T) {
+			s := newSession(t, providertest.Reply{Text: answer})
+			s.cols = cols
+			tm := s.start()
+			tm.waitFor("/help for commands")
+			tm.typ("Plan it\r")
+			tm.waitFor("The plan", "Some bold and", "• first item", "func main() {", "name", "a.go", "The end.")
+			screen := tm.history()
+			for _, raw := range []string{"**bold**", "# The plan", "```", "|------|"} {
+				if strings.Contains(screen, raw) {
+					t.Errorf("%q is shown as written:\n%s", raw, screen)
+				}
+			}
+			tm.typ("\x04")
+			tm.exit()
+		})
+	}
+}

@@ -116,7 +116,7 @@ func interactive(c *cli.Context, first string) error {
 	if !terminal {
 		return plain(c, s, first)
 	}
-	return tui.Run(c.Context, s, tui.Options{History: w.History(), Prompt: first, Home: w.Home})
+	return tui.Run(c.Context, s, tui.Options{History: w.History(), Prompt: first, Home: w.Home, Markdown: w.MarkdownHelper()})
 }
 
 // askTrust asks, once per directory, whether to trust a project directory

@@ -15,6 +15,7 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/agent"
 	"github.com/ikigai-tools/ikigai/internal/approval"
 	"github.com/ikigai-tools/ikigai/internal/display"
+	"github.com/ikigai-tools/ikigai/internal/markdown"
 	"github.com/ikigai-tools/ikigai/internal/repl"
 )
 
@@ -58,6 +59,9 @@ type (
 	printedMsg struct{}
 	// quitMsg asks to quit, as a signal does: what runs is cancelled first.
 	quitMsg struct{}
+	// mdMsg brings the Markdown renderer, started once the prompt is up;
+	// nil when it could not be.
+	mdMsg struct{ r *markdown.Renderer }
 	// completedMsg brings what the word before the cursor of line
 	// completes to: each item replaces line[start:].
 	completedMsg struct {
@@ -102,6 +106,10 @@ type Model struct {
 	activity string
 	stream   string // the model's text since its last full line
 	thought  thoughts
+
+	markdown string             // the Markdown helper's path; "" for none
+	md       *markdown.Renderer // renders the model's answers; nil shows them as written
+	split    markdown.Splitter  // the answer's blocks, each rendered once complete
 
 	queue  []string // lines sent while a line ran, to send when it ends
 	full   bool     // results are shown whole, not cut (Ctrl-O)
@@ -165,7 +173,12 @@ func (m *Model) Init() tea.Cmd {
 	if m.pending {
 		send = m.submit()
 	}
-	return tea.Batch(m.flush(), send, func() tea.Msg {
+	path := m.markdown
+	startMD := func() tea.Msg { return mdMsg{markdown.Start(path)} }
+	if path == "" {
+		startMD = nil
+	}
+	return tea.Batch(m.flush(), send, startMD, func() tea.Msg {
 		notes := shell.DiscoveryNotes(ctx)
 		c, err := shell.Backend.Model(ctx)
 		if err != nil {
@@ -184,6 +197,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(m.key(msg), m.flush())
 	case completedMsg:
 		m.completed(msg)
+	case mdMsg:
+		m.md = msg.r
 	case tea.PasteMsg:
 		if m.telling {
 			m.why += msg.Content
@@ -455,6 +470,12 @@ func (m *Model) event(e agent.Event) {
 		m.thought.add(e.Text)
 	case agent.TextDelta:
 		m.print(m.thought.end()...)
+		if m.md != nil {
+			for _, b := range m.split.Write(display.Clean(e.Text)) {
+				m.printMarkdown(b)
+			}
+			return
+		}
 		m.stream += display.Clean(e.Text)
 		if i := strings.LastIndexByte(m.stream, '\n'); i >= 0 {
 			m.print(m.stream[:i])
@@ -505,9 +526,28 @@ func (m *Model) event(e agent.Event) {
 	}
 }
 
+// printMarkdown prints a complete block of the answer, rendered; as it was
+// written when the renderer fails, which it then does for good.
+func (m *Model) printMarkdown(block string) {
+	lines, err := m.md.Render(block, m.textWidth())
+	if err != nil {
+		m.md = nil
+		m.print(block)
+		return
+	}
+	m.print(lines...)
+}
+
 // endStream prints the rest of the model's thinking and text.
 func (m *Model) endStream() {
 	m.print(m.thought.end()...)
+	if last, ok := m.split.Flush(); ok {
+		if m.md != nil {
+			m.printMarkdown(last)
+		} else {
+			m.print(last)
+		}
+	}
 	if m.stream != "" {
 		m.print(m.stream)
 		m.stream = ""
@@ -711,6 +751,11 @@ func (m *Model) View() tea.View {
 	}
 	if m.stream != "" {
 		head = wrap(m.stream, m.textWidth())
+	}
+	if pending := m.split.Pending(); pending != "" {
+		for _, l := range strings.Split(pending, "\n") {
+			head = append(head, wrap(l, m.textWidth())...)
+		}
 	}
 	switch {
 	case m.ask != nil && m.asking() && m.telling:

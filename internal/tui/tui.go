@@ -29,12 +29,16 @@ type Options struct {
 	// Home is the user's home directory, which approval rules may name
 	// as ~.
 	Home string
+	// Markdown is the path of the ikigai-markdown helper that renders the
+	// model's answers; "" shows them as the model wrote them.
+	Markdown string
 }
 
 // Run runs the terminal UI on shell until the user quits. It sets the
 // shell's Observe, Asker and Keys.
 func Run(ctx context.Context, shell *repl.Shell, opts Options) error {
 	m := newModel(ctx, shell, loadHistory(opts.History), replay(shell.Conversation()))
+	m.markdown = opts.Markdown
 	if opts.Prompt != "" {
 		m.input.SetValue(opts.Prompt)
 		m.pending = true
@@ -76,6 +80,7 @@ func Run(ctx context.Context, shell *repl.Shell, opts Options) error {
 	}()
 
 	_, err := p.Run()
+	m.md.Close()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return ctx.Err()
 	}
