@@ -395,6 +395,7 @@ func TestTerminalToolCommands(t *testing.T) {
 	tools := filepath.Join(s.home, ".ikigai", "tools")
 	s.file(filepath.Join(tools, "hang-tool"), "#!/bin/sh\nexec sleep 312\n", 0o755)
 	s.env = append(s.env, "IKIGAI_SCHEMA_TIMEOUT_SECONDS=2")
+	s.cols = 160 // the list of commands on one line
 	tm := s.start()
 	tm.waitFor("Debug: tool 'hang' schema failed (timeout)")
 	tm.typ("/tool\r")
