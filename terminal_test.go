@@ -309,6 +309,22 @@ func processes(pattern string) []string {
 	return found
 }
 
+// gone fails the test unless no process whose command line holds pattern
+// is left within a second: one killed may take a moment to go.
+func gone(t *testing.T, pattern string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Second); ; time.Sleep(20 * time.Millisecond) {
+		p := processes(pattern)
+		if len(p) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("left running: %v", p)
+			return
+		}
+	}
+}
+
 func toolCall(id, name string, args any) providertest.Call {
 	data, _ := json.Marshal(args)
 	return providertest.Call{ID: id, Name: name, Arguments: data}
@@ -379,6 +395,7 @@ func TestTerminalToolCommands(t *testing.T) {
 	tools := filepath.Join(s.home, ".ikigai", "tools")
 	s.file(filepath.Join(tools, "hang-tool"), "#!/bin/sh\nexec sleep 312\n", 0o755)
 	s.env = append(s.env, "IKIGAI_SCHEMA_TIMEOUT_SECONDS=2")
+	s.cols = 160 // the list of commands on one line
 	tm := s.start()
 	tm.waitFor("Debug: tool 'hang' schema failed (timeout)")
 	tm.typ("/tool\r")
@@ -390,11 +407,48 @@ func TestTerminalToolCommands(t *testing.T) {
 	tm.typ("/tool lines\r")
 	tm.waitFor("Tool: lines\nPath: " + filepath.Join(tools, "lines-tool") + "\nSchema:\n{\n  \"name\": \"lines\",")
 	tm.typ("/nosuch\r")
-	tm.waitFor("Unknown command: /nosuch\nCommands: /help /tool /refresh /model /clear /context /compact /skills /load /stats /jobs /rewind /diff /exit")
+	tm.waitFor("Unknown command: /nosuch\nCommands: /help /tool /refresh /model /approval /reasoning /clear /context /compact /skills /load /stats /jobs /rewind\n/diff /exit")
 	tm.typ("\x04")
 	tm.exit()
 	if p := processes("sleep 312"); len(p) > 0 {
 		t.Errorf("left running: %v", p)
+	}
+}
+
+// Enter while the model works queues the line and sends it after; Esc
+// cancels a running tool and leaves nothing running; Tab completes a
+// command and an @path.
+func TestTerminalQueueEscTab(t *testing.T) {
+	s := newSession(t,
+		providertest.Reply{Text: "First answer.", DelayMS: 1500},
+		providertest.Reply{Text: "Second answer."},
+		providertest.Reply{ToolCalls: []providertest.Call{
+			toolCall("toolu_1", "bash", map[string]string{"command": "echo started > mark; sleep 313"}),
+		}},
+	)
+	s.file(filepath.Join(s.dir, "README.md"), "# read me\n", 0o644)
+	tm := s.start("--yes")
+	tm.waitFor("/help for commands")
+	tm.typ("first\r")
+	tm.waitFor("Working…")
+	tm.typ("second\r")
+	tm.waitFor("Queued: second")
+	tm.waitFor("First answer.\n\n> second\nSecond answer.")
+
+	tm.typ("wait\r")
+	waitFile(t, filepath.Join(s.dir, "mark"))
+	tm.waitFor("Running bash…")
+	tm.typ("\x1b")
+	tm.waitFor("← bash: TOOL_CANCELLED", "Cancelled.")
+	gone(t, "sleep 313")
+
+	tm.typ("/to\t")
+	tm.waitFor("> /tool")
+	tm.typ("\x03@READ\t")
+	tm.waitFor("> @README.md")
+	tm.typ("\x03\x04")
+	if code := tm.exit(); code != 0 {
+		t.Errorf("exit code %d", code)
 	}
 }
 
@@ -462,7 +516,7 @@ func (tm *terminal) waitHistory(want ...string) {
 		status := got[len(got)-1]
 		got = got[:len(got)-1]
 		diff := cmp.Diff(want, got)
-		if diff == "" && strings.HasSuffix(status, " · /help for commands") {
+		if diff == "" && strings.HasPrefix(status, "claude-") { // the status line, not the busy line
 			return
 		}
 		if time.Now().After(deadline) {
@@ -662,6 +716,40 @@ func TestTerminalRewind(t *testing.T) {
 		}
 	}
 	tm.typ("\x03\x04") // clear the prompt, then quit
+	if code := tm.exit(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+}
+
+// Esc twice on an empty prompt opens the turns to rewind to: Enter takes
+// one, f its files.
+func TestTerminalRewindPicker(t *testing.T) {
+	s := newSession(t,
+		providertest.Reply{ToolCalls: []providertest.Call{toolCall("toolu_1", "bash", map[string]string{"command": "echo more >> a.txt"})}},
+		providertest.Reply{Text: "Changed."},
+		providertest.Reply{Text: "Just talk."},
+	)
+	s.file(filepath.Join(s.dir, "a.txt"), "alpha\n", 0o644)
+	tm := s.start("--yes")
+	tm.waitFor("/help for commands")
+	tm.typ("Change the file\r")
+	tm.waitFor("Changed.\n> Ask anything")
+	tm.typ("Say something\r")
+	tm.waitFor("Just talk.\n> Ask anything")
+	tm.typ("\x1b")
+	tm.waitFor("Press Esc again to rewind to an earlier turn.")
+	tm.typ("\x1b")
+	tm.waitFor("  1  Change the file  (changed files)\n> 2  Say something\nRewind: Up and Down choose a turn, Enter takes it, Esc leaves")
+	tm.typ("\x1b[A") // Up
+	tm.waitFor("> 1  Change the file  (changed files)\n  2  Say something")
+	tm.typ("\r")
+	tm.waitFor("Rewind to before turn 1? b files and conversation · f files only · c conversation only · Esc back")
+	tm.typ("f")
+	tm.waitFor("> /rewind 1 files\nFiles restored to before turn 1 (1 changed: a.txt).")
+	if data, err := os.ReadFile(filepath.Join(s.dir, "a.txt")); err != nil || string(data) != "alpha\n" {
+		t.Errorf("a.txt: %q, %v", data, err)
+	}
+	tm.typ("\x04")
 	if code := tm.exit(); code != 0 {
 		t.Errorf("exit code %d", code)
 	}

@@ -5,6 +5,10 @@
 // so nothing appears in the user's own repository, if there is one, and
 // files the workspace's .gitignore files (and the user's global excludes)
 // ignore are left out. The git binary does the work.
+//
+// One shadow repository serves every session in a workspace, so that a
+// file is stored once however many sessions snapshot it; each session has
+// its own index and its own branch, and sessions may snapshot at once.
 package checkpoint
 
 import (
@@ -27,9 +31,6 @@ const DefaultMaxMB = 100
 // gitTimeout bounds one git command.
 const gitTimeout = 2 * time.Minute
 
-// ref is the branch the snapshots are on.
-const ref = "refs/heads/checkpoints"
-
 // TooLargeError says the workspace's files are over the cap: the snapshot
 // was not taken.
 type TooLargeError struct {
@@ -40,24 +41,35 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("the files here come to %d MB, over checkpoint_max_mb (%d)", (e.Size+999_999)/1_000_000, e.Max/1_000_000)
 }
 
-// A Repo is the shadow repository of one workspace.
+// A Repo is one session's view of the shadow repository of a workspace.
 type Repo struct {
-	dir  string // the shadow repository, a bare git directory
-	work string // the workspace
-	max  int64  // the most bytes of files a snapshot takes; 0 for no cap
+	dir   string // the shadow repository, a bare git directory
+	work  string // the workspace
+	index string // the session's index
+	ref   string // the session's branch
+	max   int64  // the most bytes of files a snapshot takes; 0 for no cap
 }
 
-// Open returns the shadow repository at dir for the workspace work,
-// making it if it does not exist. maxBytes caps the files a snapshot takes
-// (0: no cap). A repository that cannot be made is removed, not left half
-// made.
-func Open(ctx context.Context, dir, work string, maxBytes int64) (*Repo, error) {
+// Open returns the session's view of the shadow repository at dir for the
+// workspace work, making the repository if it does not exist. maxBytes
+// caps the files a snapshot takes (0: no cap). A repository that cannot be
+// made is removed, not left half made.
+func Open(ctx context.Context, dir, work, session string, maxBytes int64) (*Repo, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, errors.New("git is not installed")
 	}
-	r := &Repo{dir: dir, work: work, max: maxBytes}
+	if session == "" || strings.ContainsAny(session, "/\\ ") {
+		return nil, fmt.Errorf("checkpoint: bad session name %q", session)
+	}
+	r := &Repo{dir: dir, work: work, max: maxBytes, index: filepath.Join(dir, "index-"+session), ref: "refs/sessions/" + session}
 	if _, err := os.Stat(filepath.Join(dir, "HEAD")); err == nil {
 		return r, nil
+	}
+	// A state directory inside the workspace must not be snapshotted into
+	// itself.
+	var exclude []byte
+	if rel, err := filepath.Rel(work, dir); err == nil && filepath.IsLocal(rel) {
+		exclude = []byte("/" + filepath.ToSlash(rel) + "/\n")
 	}
 	made := false
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
@@ -76,6 +88,11 @@ func Open(ctx context.Context, dir, work string, maxBytes int64) (*Repo, error) 
 			}
 		}
 	}
+	if err == nil && exclude != nil {
+		if err = os.MkdirAll(filepath.Join(dir, "info"), 0o700); err == nil {
+			err = os.WriteFile(filepath.Join(dir, "info", "exclude"), exclude, 0o600)
+		}
+	}
 	if err != nil {
 		if made {
 			os.RemoveAll(dir)
@@ -88,8 +105,17 @@ func Open(ctx context.Context, dir, work string, maxBytes int64) (*Repo, error) 
 // Dir returns where the shadow repository is.
 func (r *Repo) Dir() string { return r.dir }
 
-// Remove deletes the shadow repository.
-func (r *Repo) Remove() error { return os.RemoveAll(r.dir) }
+// Forget removes the session's branch and index, and the repository with
+// them when no other session has snapshots in it: what a session whose
+// snapshots failed leaves behind.
+func (r *Repo) Forget(ctx context.Context) error {
+	r.git(ctx, "update-ref", "-d", r.ref)
+	os.Remove(r.index)
+	if refs, err := r.git(ctx, "for-each-ref", "--count=1", "refs/sessions/"); err == nil && refs != "" {
+		return nil
+	}
+	return os.RemoveAll(r.dir)
+}
 
 // Snapshot records the workspace's files as they are now, with message,
 // and returns the snapshot's id. Files over the cap, together, are a
@@ -112,14 +138,14 @@ func (r *Repo) Snapshot(ctx context.Context, message string) (string, error) {
 		return "", err
 	}
 	args := []string{"commit-tree", tree, "-m", message}
-	if parent, err := r.git(ctx, "rev-parse", "--verify", "--quiet", ref); err == nil && parent != "" {
+	if parent, err := r.git(ctx, "rev-parse", "--verify", "--quiet", r.ref); err == nil && parent != "" {
 		args = append(args, "-p", parent)
 	}
 	commit, err := r.git(ctx, args...)
 	if err != nil {
 		return "", err
 	}
-	if _, err := r.git(ctx, "update-ref", ref, commit); err != nil {
+	if _, err := r.git(ctx, "update-ref", r.ref, commit); err != nil {
 		return "", err
 	}
 	return commit, nil
@@ -213,7 +239,7 @@ func (r *Repo) git(ctx context.Context, args ...string) (string, error) {
 		}
 	}
 	if args[0] != "init" {
-		cmd.Env = append(cmd.Env, "GIT_DIR="+r.dir, "GIT_WORK_TREE="+r.work, "GIT_INDEX_FILE="+filepath.Join(r.dir, "index"))
+		cmd.Env = append(cmd.Env, "GIT_DIR="+r.dir, "GIT_WORK_TREE="+r.work, "GIT_INDEX_FILE="+r.index)
 	}
 	cmd.Env = append(cmd.Env,
 		"GIT_AUTHOR_NAME=ikigai", "GIT_AUTHOR_EMAIL=ikigai@localhost",

@@ -54,7 +54,7 @@ func TestSnapshotRestore(t *testing.T) {
 	write(t, work, "a.txt", "one\n")
 	write(t, work, "sub/b.txt", "two\n")
 	write(t, work, "build.log", "old log\n")
-	repo, err := checkpoint.Open(ctx, filepath.Join(t.TempDir(), "state", "w.git"), work, 0)
+	repo, err := checkpoint.Open(ctx, filepath.Join(t.TempDir(), "state", "w.git"), work, "s1", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestTooLarge(t *testing.T) {
 	write(t, work, "big.bin", strings.Repeat("x", 2_000_000))
 	write(t, work, "big.log", strings.Repeat("x", 2_000_000))
 	write(t, work, ".gitignore", "*.log\n")
-	repo, err := checkpoint.Open(ctx, filepath.Join(t.TempDir(), "w.git"), work, 1_000_000)
+	repo, err := checkpoint.Open(ctx, filepath.Join(t.TempDir(), "w.git"), work, "s1", 1_000_000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestOpenFails(t *testing.T) {
 	// A file where git wants a directory: init fails part way.
 	os.MkdirAll(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "objects"), nil, 0o644)
-	if _, err := checkpoint.Open(context.Background(), dir, t.TempDir(), 0); err == nil {
+	if _, err := checkpoint.Open(context.Background(), dir, t.TempDir(), "s1", 0); err == nil {
 		t.Fatal("Open succeeded")
 	}
 	// It was there before: left as it was.
@@ -157,7 +157,78 @@ func TestOpenFails(t *testing.T) {
 	}
 	other := filepath.Join(parent, "blocked", "w.git")
 	os.WriteFile(filepath.Join(parent, "blocked"), nil, 0o644)
-	if _, err := checkpoint.Open(context.Background(), other, t.TempDir(), 0); err == nil {
+	if _, err := checkpoint.Open(context.Background(), other, t.TempDir(), "s1", 0); err == nil {
 		t.Fatal("Open succeeded under a file")
+	}
+}
+
+// Two sessions of a workspace share its shadow repository, each with its
+// own snapshots; forgetting one keeps the other's.
+func TestSessionsShare(t *testing.T) {
+	ctx := context.Background()
+	work := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "w.git")
+	write(t, work, "a.txt", "one\n")
+	one, err := checkpoint.Open(ctx, dir, work, "one", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := one.Snapshot(ctx, "one")
+	write(t, work, "a.txt", "two\n")
+	two, err := checkpoint.Open(ctx, dir, work, "two", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, _ := two.Snapshot(ctx, "two")
+	write(t, work, "a.txt", "three\n")
+	if _, err := one.Restore(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	if got := files(t, work)["a.txt"]; got != "one\n" {
+		t.Errorf("session one restored %q", got)
+	}
+	if _, err := two.Restore(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	if got := files(t, work)["a.txt"]; got != "two\n" {
+		t.Errorf("session two restored %q", got)
+	}
+	if err := one.Forget(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := two.Diff(ctx, second, ""); err != nil {
+		t.Errorf("session two after one was forgotten: %v", err)
+	}
+	two.Forget(ctx)
+	if _, err := os.Stat(dir); err == nil {
+		t.Error("the repository outlived its last session")
+	}
+}
+
+// A shadow repository inside the workspace (the state directory is there)
+// leaves itself out.
+func TestRepositoryInsideWorkspace(t *testing.T) {
+	ctx := context.Background()
+	work := t.TempDir()
+	write(t, work, "a.txt", "one\n")
+	repo, err := checkpoint.Open(ctx, filepath.Join(work, "state", "checkpoints", "w.git"), work, "s1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := repo.Snapshot(ctx, "first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, work, "a.txt", "two\n")
+	second, err := repo.Snapshot(ctx, "second")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, _ := repo.Changed(ctx, first, second)
+	if !cmp.Equal(changed, []string{"a.txt"}) {
+		t.Errorf("changed: %q", changed)
+	}
+	if _, err := repo.Restore(ctx, first); err != nil {
+		t.Fatal(err)
 	}
 }

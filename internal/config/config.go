@@ -145,13 +145,27 @@ type Tool struct {
 }
 
 // MCPServer is an MCP server whose tools are offered to the model: a
-// command to start, or the URL of a streamable HTTP server.
+// command to start, or the URL of a remote server. Strings hold ${VAR},
+// ${VAR:-default} and a leading ~ as written: the MCP client expands
+// them when it starts the server.
 type MCPServer struct {
+	// Type is "stdio", "http" or "sse"; empty: stdio for a command, and
+	// for a URL streamable HTTP falling back to SSE.
+	Type    string
 	Command string
 	Args    []string
 	Env     map[string]string
-	URL     string
-	Timeout time.Duration // zero: ToolTimeout
+	// Cwd is the command's working directory; empty: the agent's.
+	Cwd string
+	URL string
+	// Headers are sent with every request to a URL.
+	Headers map[string]string
+	// BearerTokenEnvVar names the environment variable whose value is
+	// sent as "Authorization: Bearer VALUE" to a URL.
+	BearerTokenEnvVar string
+	// Disabled servers are not started (enabled: false).
+	Disabled bool
+	Timeout  time.Duration // zero: ToolTimeout
 	// StartupTimeout bounds starting the server and listing its tools;
 	// zero means the MCP client's default.
 	StartupTimeout time.Duration
@@ -162,6 +176,9 @@ type MCPServer struct {
 	// Confinement is how the server's process is confined, worked out
 	// from the sandbox settings by whoever starts it; nil: not at all.
 	Confinement *sandbox.Confinement
+	// AuthFile is where a remote server's OAuth tokens are kept, set by
+	// whoever starts it; "": nowhere.
+	AuthFile string
 }
 
 // MCPPrefix starts the name of every MCP server's tool: mcp--SERVER--TOOL.
@@ -339,7 +356,9 @@ func (c *Config) set(d *decoder, doc map[string]json.RawMessage, scope Scope) {
 				continue
 			}
 			d.directories(key, raw, &c.TrustedDirectories)
-		case "mcp_servers":
+		case "mcp_servers", "mcpServers":
+			// mcpServers is Claude Code's and gemini-cli's spelling, so a
+			// server list copied from them works unchanged.
 			d.mcpServers(key, raw, c)
 		case "log_max_bytes":
 			d.int64(key, raw, &c.LogMaxBytes)

@@ -134,7 +134,14 @@ func TestFileErrors(t *testing.T) {
 		{"mcp without command", `{"mcp_servers": {"gh": {"args": []}}}`, User, `~/.ikigai/config.json: "mcp_servers.gh": want "command" or "url"`},
 		{"mcp with both", `{"mcp_servers": {"gh": {"command": "a", "url": "b"}}}`, User, `~/.ikigai/config.json: "mcp_servers.gh": want "command" or "url", not both`},
 		{"mcp env", `{"mcp_servers": {"gh": {"command": "a", "env": {"A": 1}}}}`, User, `~/.ikigai/config.json: "mcp_servers.gh.env": want an object of strings, got {"A":1}`},
-		{"mcp unknown", `{"mcp_servers": {"gh": {"command": "a", "cwd": "/"}}}`, User, `~/.ikigai/config.json: unknown key "mcp_servers.gh.cwd"`},
+		{"mcp unknown", `{"mcp_servers": {"gh": {"command": "a", "cwdir": "/"}}}`, User, `~/.ikigai/config.json: unknown key "mcp_servers.gh.cwdir"`},
+		{"mcp cwd on a url", `{"mcp_servers": {"gh": {"url": "http://h/", "cwd": "/"}}}`, User, `~/.ikigai/config.json: "mcp_servers.gh.cwd": applies only to a server started by "command"`},
+		{"mcp headers on a command", `{"mcpServers": {"gh": {"command": "a", "headers": {"A": "b"}}}}`, User, `~/.ikigai/config.json: "mcpServers.gh.headers": applies only to a server reached by "url"`},
+		{"mcp type", `{"mcp_servers": {"gh": {"type": "ws", "url": "http://h/"}}}`, User, `~/.ikigai/config.json: "mcp_servers.gh.type": want one of "stdio", "http", "sse", got "ws"`},
+		{"mcp stdio with a url", `{"mcp_servers": {"gh": {"type": "stdio", "url": "http://h/"}}}`, User, `~/.ikigai/config.json: "mcp_servers.gh.type": "stdio" wants a "command"`},
+		{"mcp sse with a command", `{"mcp_servers": {"gh": {"type": "sse", "command": "a"}}}`, User, `~/.ikigai/config.json: "mcp_servers.gh.type": "sse" wants a "url"`},
+		{"mcp headers", `{"mcp_servers": {"gh": {"url": "http://h/", "headers": ["A: b"]}}}`, User, `~/.ikigai/config.json: "mcp_servers.gh.headers": want an object of strings, got ["A: b"]`},
+		{"mcp enabled", `{"mcp_servers": {"gh": {"command": "a", "enabled": "no"}}}`, User, `~/.ikigai/config.json: "mcp_servers.gh.enabled": want true or false, got "no"`},
 		{"hyphen outside mcp", `{"tools": {"file-read": {"timeout_seconds": 5}}}`, User, `~/.ikigai/config.json: "tools.file-read": "file-read" is not a tool name (letters, digits and underscores, at most 64; an MCP tool's name, mcp--SERVER--TOOL, may hold hyphens)`},
 		{"mcp startup", `{"mcp_servers": {"gh": {"command": "a", "startup_timeout_seconds": 0}}}`, User, `~/.ikigai/config.json: "mcp_servers.gh.startup_timeout_seconds": want a number of seconds above 0, got 0`},
 		{"mcp name", `{"mcp_servers": {"g h": {"command": "a"}}}`, User, `~/.ikigai/config.json: "mcp_servers.g h": a server name may hold only letters, digits, hyphens and underscores`},
@@ -515,5 +522,64 @@ func TestHostAPISettings(t *testing.T) {
 		if err := Default().apply([]byte(content), "f", User); err == nil || err.Error() != want {
 			t.Errorf("%s: got %v, want %s", content, err, want)
 		}
+	}
+}
+
+// Claude Code's server entries read unchanged, under either key.
+func TestMCPServerFields(t *testing.T) {
+	c := Default()
+	err := c.apply([]byte(`{
+		"mcpServers": {
+			"gh": {"type": "stdio", "command": "gh-mcp", "args": ["stdio"], "env": {"T": "${TOKEN}"}, "cwd": "~/src"},
+			"docs": {"type": "http", "url": "https://docs.example/mcp", "headers": {"Authorization": "Bearer ${DOCS_TOKEN}"}}
+		},
+		"mcp_servers": {
+			"old": {"type": "sse", "url": "https://old.example/sse", "bearer_token_env_var": "OLD_TOKEN", "enabled": false}
+		}}`), "f", User)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]MCPServer{
+		"gh":   {Type: "stdio", Command: "gh-mcp", Args: []string{"stdio"}, Env: map[string]string{"T": "${TOKEN}"}, Cwd: "~/src"},
+		"docs": {Type: "http", URL: "https://docs.example/mcp", Headers: map[string]string{"Authorization": "Bearer ${DOCS_TOKEN}"}},
+		"old":  {Type: "sse", URL: "https://old.example/sse", BearerTokenEnvVar: "OLD_TOKEN", Disabled: true},
+	}
+	if diff := cmp.Diff(want, c.MCPServers); diff != "" {
+		t.Errorf("servers (-want +got):\n%s", diff)
+	}
+}
+
+func TestMCPServerExpanded(t *testing.T) {
+	env := map[string]string{"TOKEN": "t0k", "EMPTY": "", "DIR": "/srv"}
+	getenv := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	for _, tc := range []struct {
+		name    string
+		in, out MCPServer
+		err     string
+	}{
+		{"vars and home",
+			MCPServer{Command: "~/bin/srv", Args: []string{"--root=${DIR}", "~/data", "a$b", "${NOPE:-dflt}", "${EMPTY:-e}", "${EMPTY}"}, Env: map[string]string{"T": "${TOKEN}"}, Cwd: "~"},
+			MCPServer{Command: "/home/u/bin/srv", Args: []string{"--root=/srv", "/home/u/data", "a$b", "dflt", "e", ""}, Env: map[string]string{"T": "t0k"}, Cwd: "/home/u"}, ""},
+		{"url and headers",
+			MCPServer{URL: "https://h/${DIR}", Headers: map[string]string{"Authorization": "Bearer ${TOKEN}"}},
+			MCPServer{URL: "https://h//srv", Headers: map[string]string{"Authorization": "Bearer t0k"}}, ""},
+		{"missing", MCPServer{Command: "srv", Args: []string{"${B_MISSING}"}, Env: map[string]string{"X": "${A_MISSING}", "Y": "${A_MISSING}"}},
+			MCPServer{}, "environment variables A_MISSING, B_MISSING are not set"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.in.Expanded(getenv, "/home/u")
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Errorf("err = %v, want %s", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.out, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -114,6 +114,13 @@ func (d *decoder) bool(key string, raw json.RawMessage) *bool {
 	return &b
 }
 
+// stringMap reads an object of strings.
+func (d *decoder) stringMap(key string, raw json.RawMessage, dst *map[string]string) {
+	if json.Unmarshal(raw, dst) != nil || raw[0] != '{' {
+		d.want(key, "an object of strings", raw)
+	}
+}
+
 func (d *decoder) strings(key string, raw json.RawMessage, dst *[]string) bool {
 	var list []string
 	if json.Unmarshal(raw, &list) != nil || raw[0] != '[' {
@@ -296,19 +303,38 @@ func (d *decoder) mcpServers(key string, raw json.RawMessage, c *Config) {
 			continue
 		}
 		var s MCPServer
+		// Keys that belong to one kind of server only: a mistake on the
+		// other kind, not something to ignore.
+		var commandKeys, urlKeys []string
 		for _, field := range fields {
 			k, v := at+"."+field, f[field]
 			switch field {
+			case "command", "args", "env", "cwd":
+				commandKeys = append(commandKeys, field)
+			case "url", "headers", "bearer_token_env_var":
+				urlKeys = append(urlKeys, field)
+			}
+			switch field {
+			case "type":
+				d.enum(k, v, &s.Type, "stdio", "http", "sse")
 			case "command":
 				d.string(k, v, &s.Command)
 			case "args":
 				d.strings(k, v, &s.Args)
 			case "env":
-				if json.Unmarshal(v, &s.Env) != nil || v[0] != '{' {
-					d.want(k, "an object of strings", v)
-				}
+				d.stringMap(k, v, &s.Env)
+			case "cwd":
+				d.string(k, v, &s.Cwd)
 			case "url":
 				d.string(k, v, &s.URL)
+			case "headers":
+				d.stringMap(k, v, &s.Headers)
+			case "bearer_token_env_var":
+				d.string(k, v, &s.BearerTokenEnvVar)
+			case "enabled":
+				if e := d.bool(k, v); e != nil {
+					s.Disabled = !*e
+				}
 			case "timeout_seconds":
 				d.seconds(k, v, &s.Timeout)
 			case "startup_timeout_seconds":
@@ -328,6 +354,14 @@ func (d *decoder) mcpServers(key string, raw json.RawMessage, c *Config) {
 			d.errorf(at, `want "command" or "url"`)
 		case s.Command != "" && s.URL != "":
 			d.errorf(at, `want "command" or "url", not both`)
+		case s.Command != "" && len(urlKeys) > 0:
+			d.errorf(at+"."+urlKeys[0], "applies only to a server reached by \"url\"")
+		case s.URL != "" && len(commandKeys) > 0:
+			d.errorf(at+"."+commandKeys[0], "applies only to a server started by \"command\"")
+		case s.Type == "stdio" && s.URL != "":
+			d.errorf(at+".type", `"stdio" wants a "command"`)
+		case (s.Type == "http" || s.Type == "sse") && s.Command != "":
+			d.errorf(at+".type", "%q wants a \"url\"", s.Type)
 		}
 		if c.MCPServers == nil {
 			c.MCPServers = map[string]MCPServer{}

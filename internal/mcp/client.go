@@ -9,7 +9,11 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/http"
+	"net/url"
 	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -45,20 +49,35 @@ type Servers struct {
 	list []*server
 }
 
-// Start starts every server in the background, all at once, a command
-// with env's environment and its own env entries. logger gets their
+// Start starts every server that is not disabled in the background, all
+// at once, a command with env's environment and its own env entries, in
+// its cwd or else dir. dir, the agent's working directory, is offered to
+// the servers as their only root; "" offers no roots. logger gets their
 // comings and goings as debug events.
-func Start(servers map[string]config.MCPServer, env execute.Env, logger *slog.Logger) *Servers {
+func Start(servers map[string]config.MCPServer, env execute.Env, dir string, logger *slog.Logger) *Servers {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Servers{}
 	for _, name := range slices.Sorted(maps.Keys(servers)) {
+		if servers[name].Disabled {
+			continue
+		}
 		srv := &server{name: name, cfg: servers[name], env: env, log: logger.With("mcp_server", name)}
+		// Roots are advertised only when there is a directory to offer,
+		// and never change during a run: no listChanged.
+		caps := &sdk.ClientCapabilities{}
+		if dir != "" {
+			caps.RootsV2 = &sdk.RootCapabilities{}
+		}
 		srv.client = sdk.NewClient(&sdk.Implementation{Name: "ikigai", Version: buildinfo.Version}, &sdk.ClientOptions{
 			Logger:                 sdkLogger(srv.log),
 			ToolListChangedHandler: srv.toolsChanged,
+			Capabilities:           caps,
 		})
+		if dir != "" {
+			srv.client.AddRoots(&sdk.Root{URI: (&url.URL{Scheme: "file", Path: dir}).String(), Name: filepath.Base(dir)})
+		}
 		srv.connect()
 		s.list = append(s.list, srv)
 	}
@@ -78,6 +97,12 @@ func (s *Servers) Tools(ctx context.Context) ([]registry.Tool, []registry.Failur
 	}
 	wg.Wait()
 	all, problems := slices.Concat(tools...), slices.Concat(failed...)
+	for _, srv := range s.list {
+		if srv.offersResources() {
+			all = append(all, s.resourceTool())
+			break
+		}
+	}
 	// Names are unique unless two servers' names run into each other's
 	// (a with b--c, a--b with c): the first server's tool keeps the name.
 	seen := map[string]registry.Source{}
@@ -169,7 +194,7 @@ func (s *server) tools(ctx context.Context) ([]registry.Tool, []registry.Failure
 		reason := err.Error()
 		if ctx.Err() == nil {
 			reason = "server " + reason
-			if line := lastLine(c.stderr()); line != "" {
+			if line := errorLine(c.stderr()); line != "" {
 				reason += ": " + line
 			}
 		}
@@ -191,6 +216,27 @@ func (s *server) tools(ctx context.Context) ([]registry.Tool, []registry.Failure
 		tools = append(tools, registry.Tool{Entry: entry, Schema: schema, Runner: &tool{srv: s, name: name, remote: t.Name}})
 	}
 	return tools, failed
+}
+
+// offersResources reports whether the server is running and offers
+// resources.
+func (s *server) offersResources() bool {
+	s.mu.Lock()
+	c := s.cur
+	s.mu.Unlock()
+	if c == nil {
+		return false
+	}
+	select {
+	case <-c.ready:
+	default:
+		return false // still starting
+	}
+	if c.over() {
+		return false
+	}
+	init := c.session.InitializeResult()
+	return init != nil && init.Capabilities != nil && init.Capabilities.Resources != nil
 }
 
 // toolsChanged lists the tools again when the server says they changed;
@@ -253,21 +299,37 @@ func (c *conn) open(ctx context.Context) {
 	defer c.cancelStart()
 	s := c.srv
 	started := time.Now()
-	var transport sdk.Transport
-	if s.cfg.URL != "" {
-		transport = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL}
+	home, _ := os.UserHomeDir()
+	cfg, err := s.cfg.Expanded(config.LookupEnv, home)
+	if err != nil {
+		c.err = fmt.Errorf("cannot be started: %w", err)
+		return
+	}
+	var session *sdk.ClientSession
+	opts := &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion}
+	if cfg.URL != "" {
+		var rt *remote
+		rt, err = newRemoteNamed(s.name, cfg, config.LookupEnv)
+		if err != nil {
+			c.err = fmt.Errorf("cannot be started: %w", err)
+			return
+		}
+		session, err = c.openRemote(ctx, cfg, rt, opts)
 	} else {
-		p, err := startProcess(s.cfg, s.env)
+		var p *process
+		p, err = startProcess(cfg, s.env)
 		if err != nil {
 			c.err = fmt.Errorf("cannot be started: %w", err)
 			s.log.Debug("mcp server cannot be started", "error", err.Error())
 			return
 		}
 		c.proc = p
-		c.frames = &frameReader{f: p.stdout, max: maxMessage}
-		transport = &sdk.IOTransport{Reader: c.frames, Writer: p.stdin, MaxLineLength: -1}
+		c.frames = &frameReader{f: p.stdout, max: maxMessage, banner: func(line string) {
+			s.log.Warn("mcp server printed a line that is not JSON-RPC before its first message; skipped", "line", line)
+		}}
+		transport := &sdk.IOTransport{Reader: c.frames, Writer: p.stdin, MaxLineLength: -1}
+		session, err = s.client.Connect(ctx, transport, opts)
 	}
-	session, err := s.client.Connect(ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err == nil {
 		c.session = session
 		var tools []*sdk.Tool
@@ -304,6 +366,32 @@ func (c *conn) open(ctx context.Context) {
 	s.log.Debug("mcp server started", "tools", len(c.listed()), "elapsed_ms", time.Since(started).Milliseconds())
 }
 
+// openRemote connects to a server reached by URL: over streamable HTTP,
+// falling back to SSE when the server answers the initialize POST with
+// 404 or 405 (unless its type says which), or over SSE.
+func (c *conn) openRemote(ctx context.Context, cfg config.MCPServer, rt *remote, opts *sdk.ClientSessionOptions) (*sdk.ClientSession, error) {
+	s := c.srv
+	client := &http.Client{Transport: rt}
+	sse := func() (*sdk.ClientSession, error) {
+		return s.client.Connect(ctx, &sseTransport{SSEClientTransport: sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}, stream: context.Background()}, opts)
+	}
+	var session *sdk.ClientSession
+	var err error
+	if cfg.Type == "sse" {
+		session, err = sse()
+	} else {
+		session, err = s.client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}, opts)
+		if err != nil && cfg.Type == "" && rt.wantsSSE() && ctx.Err() == nil {
+			s.log.Debug("mcp server answered streamable HTTP with 404 or 405; trying SSE", "status", rt.firstStatus())
+			session, err = sse()
+		}
+	}
+	if err != nil && rt.unauthorized() {
+		return nil, fmt.Errorf("%w: run ikigai mcp login %s", errUnauthorized, s.name)
+	}
+	return session, err
+}
+
 // startError says why a start failed: the server exited, did not answer
 // in time, or answered wrongly.
 func (c *conn) startError(ctx context.Context, err error) error {
@@ -313,6 +401,9 @@ func (c *conn) startError(ctx context.Context, err error) error {
 	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("did not start within %v", c.srv.startupTimeout())
+	}
+	if errors.Is(err, errUnauthorized) {
+		return err
 	}
 	return fmt.Errorf("failed to start: %w", err)
 }
@@ -475,7 +566,7 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage, timeout time.Durat
 	res, err := c.session.CallTool(ctx, &sdk.CallToolParams{Name: t.remote, Arguments: args})
 	switch {
 	case err == nil:
-		return envelopeOf(t.name, res)
+		return envelopeOf(t.name, t.srv.name, res)
 	case ctx.Err() != nil:
 		if errors.Is(context.Cause(ctx), execute.ErrTimeout) {
 			t.srv.startCheck(c)
@@ -596,6 +687,25 @@ func (s *server) checkHung(c *conn) {
 	}
 }
 
+// npmNoise matches the lines of npm's (and so npx's) failures that say
+// nothing of what went wrong: the error code, the path of the log, a
+// bare status, the 404 advice.
+var npmNoise = regexp.MustCompile(`^npm (error|ERR!)( (code|errno|syscall|path|A complete log|[0-9]+ (Note that|tarball,|\s*'))|\s*[0-9]*\s*$)`)
+
+// errorLine returns the line of a server's stderr that says why it
+// failed: the last non-empty line, or for npm's output (a server started
+// with npx) the first of its error lines that says something, rather
+// than its closing "A complete log of this run can be found in".
+func errorLine(stderr string) string {
+	for line := range strings.Lines(stderr) {
+		line = strings.TrimSpace(line)
+		if (strings.HasPrefix(line, "npm error ") || strings.HasPrefix(line, "npm ERR! ")) && !npmNoise.MatchString(line) {
+			return line
+		}
+	}
+	return lastLine(stderr)
+}
+
 // lastLine returns the last non-empty line of s.
 func lastLine(s string) string {
 	s = strings.TrimRight(s, " \t\r\n")
@@ -613,19 +723,37 @@ var errTooLarge = errors.New("message too large")
 
 // frameReader reads a server's stdout, one message a line, and fails once
 // a line grows past max, so that the connection ends with the reason
-// known: too much output, not a crash.
+// known: too much output, not a crash. Lines before the first that
+// starts a JSON object (a banner some servers print on stdout) are
+// skipped, each given to banner, as the TypeScript SDK skips them.
 type frameReader struct {
-	f    *os.File
-	max  int
-	line int // bytes read since the last newline
-	over atomic.Bool
+	f      *os.File
+	max    int
+	banner func(line string)
+	line   int // bytes read since the last newline
+	over   atomic.Bool
+
+	started bool   // a JSON-RPC message has begun
+	pending []byte // read before it began, not yet returned
 }
 
 func (r *frameReader) Read(p []byte) (int, error) {
 	if r.over.Load() {
 		return 0, errTooLarge
 	}
-	n, err := r.f.Read(p)
+	if !r.started {
+		if err := r.skipBanner(); err != nil && len(r.pending) == 0 {
+			return 0, err
+		}
+	}
+	var n int
+	var err error
+	if len(r.pending) > 0 {
+		n = copy(p, r.pending)
+		r.pending = r.pending[n:]
+	} else {
+		n, err = r.f.Read(p)
+	}
 	for rest := p[:n]; ; {
 		i := bytes.IndexByte(rest, '\n')
 		if i < 0 {
@@ -645,4 +773,65 @@ func (r *frameReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// skipBanner reads until the first line that starts a JSON object,
+// dropping the lines before it; what is read from there on is left in
+// pending.
+func (r *frameReader) skipBanner() error {
+	buf := make([]byte, 4096)
+	for {
+		for {
+			t := bytes.TrimLeft(r.pending, " \t\r\n")
+			if len(t) > 0 && t[0] == '{' || len(r.pending) > r.max {
+				r.started = true
+				return nil
+			}
+			i := bytes.IndexByte(r.pending, '\n')
+			if i < 0 {
+				break
+			}
+			if line := strings.TrimSpace(string(r.pending[:i])); line != "" && r.banner != nil {
+				r.banner(line)
+			}
+			r.pending = r.pending[i+1:]
+		}
+		n, err := r.f.Read(buf)
+		r.pending = append(r.pending, buf[:n]...)
+		if err != nil {
+			r.started = true // what is left is the transport's to judge
+			return err
+		}
+	}
+}
+
 func (r *frameReader) Close() error { return r.f.Close() }
+
+// A State is how a server's start went, for listings.
+type State struct {
+	Name string
+	// Path is its command or URL.
+	Path string
+	// Tools is how many tools it offers, once started.
+	Tools int
+	// Err says why it did not start; "" when it did.
+	Err string
+}
+
+// States waits until every server has started or failed, as Tools does,
+// and says how each went, in the order of their names.
+func (s *Servers) States(ctx context.Context) []State {
+	states := make([]State, len(s.list))
+	var wg sync.WaitGroup
+	for i, srv := range s.list {
+		wg.Go(func() {
+			tools, failed := srv.tools(ctx)
+			states[i] = State{Name: srv.name, Path: srv.path(), Tools: len(tools)}
+			for _, f := range failed {
+				if f.Name == config.MCPPrefix+srv.name {
+					states[i].Err = f.Reason
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return states
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -35,7 +37,7 @@ func testServer(mode, starts string) config.MCPServer {
 // start starts servers and stops them when the test ends.
 func start(t *testing.T, servers map[string]config.MCPServer) *Servers {
 	t.Helper()
-	s := Start(servers, execute.Env{}, nil)
+	s := Start(servers, execute.Env{}, "", nil)
 	t.Cleanup(s.Close)
 	return s
 }
@@ -72,6 +74,9 @@ func TestList(t *testing.T) {
 	var names []string
 	for _, tool := range r.Tools() {
 		names = append(names, tool.Name)
+		if tool.Name == ResourceTool {
+			continue
+		}
 		if tool.Source != "mcp:t" || tool.Path != os.Args[0] {
 			t.Errorf("%s: source %q, path %q", tool.Name, tool.Source, tool.Path)
 		}
@@ -81,7 +86,8 @@ func TestList(t *testing.T) {
 	}
 	want := []string{
 		ToolName("t", longTool), "mcp--t--big", "mcp--t--crash", ToolName("t", "dotted.name"), "mcp--t--echo", "mcp--t--env",
-		"mcp--t--fail", "mcp--t--hang", "mcp--t--huge", "mcp--t--lines", "mcp--t--process", "mcp--t--x--echo",
+		"mcp--t--fail", "mcp--t--hang", "mcp--t--huge", "mcp--t--lines", "mcp--t--process", "mcp--t--resources", "mcp--t--x--echo",
+		ResourceTool,
 	}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
@@ -406,7 +412,7 @@ func TestCallStartFailure(t *testing.T) {
 func TestClose(t *testing.T) {
 	starts := filepath.Join(t.TempDir(), "starts")
 	hang := testServer("hang", starts+".hang")
-	s := Start(map[string]config.MCPServer{"t": testServer("", starts), "hang": hang}, execute.Env{}, nil)
+	s := Start(map[string]config.MCPServer{"t": testServer("", starts), "hang": hang}, execute.Env{}, "", nil)
 	s.list[1].connect().wait(t.Context()) // t is ready; hang is still starting
 	for _, f := range []string{starts, starts + ".hang"} {
 		for _, err := os.Stat(f); err != nil; _, err = os.Stat(f) {
@@ -466,7 +472,7 @@ func TestServerProcess(t *testing.T) {
 	t.Setenv("KEEP_ME", "kept")
 	cfg := testServer("", "")
 	cfg.Env["OPENAI_API_KEY"] = "the server's own"
-	s := Start(map[string]config.MCPServer{"t": cfg}, execute.Env{Exclude: []string{"MY_*"}}, nil)
+	s := Start(map[string]config.MCPServer{"t": cfg}, execute.Env{Exclude: []string{"MY_*"}}, "", nil)
 	t.Cleanup(s.Close)
 	env := registryOf(t, s).Call(t.Context(), "mcp--t--process", json.RawMessage(`{}`), 10*time.Second)
 	var out struct{ Output string }
@@ -501,5 +507,67 @@ func TestCallUndecodable(t *testing.T) {
 	}
 	if after := call(t, r, "mcp--t--pid", `{}`, 10*time.Second); string(after.Result) != string(before.Result) || !after.Success {
 		t.Errorf("the server was started again: %s, then %s", before.JSON(), after.JSON())
+	}
+}
+
+// Resources in a result: a short text resource in the text, a long one
+// and a link named with the way to read them, which mcp_resource reads;
+// an image past 5 MiB left out, saying so.
+func TestResources(t *testing.T) {
+	r := registryOf(t, start(t, map[string]config.MCPServer{"t": testServer("", "")}))
+	call := func(name, args string) map[string]any {
+		t.Helper()
+		tool, ok := r.Lookup(name)
+		if !ok {
+			t.Fatalf("no tool %s", name)
+		}
+		env := tool.Runner.Run(t.Context(), json.RawMessage(args), 0)
+		var res map[string]any
+		if !env.Success || json.Unmarshal(env.Result, &res) != nil {
+			t.Fatalf("%s: %+v", name, env)
+		}
+		return res
+	}
+	res := call("mcp--t--resources", `{}`)
+	read := `read it with mcp_resource {"server":"t","uri":"test://big"}]`
+	want := "see these\n[resource test://small]\nsmall text\n" +
+		"[resource test://big (text/plain, 51200 bytes): " + read + "\n" +
+		"[resource link test://big (big: a big file): " + read + "\n" +
+		"[an image (image/png) of 6.0 MiB was left out: over 5 MiB]"
+	if diff := cmp.Diff(want, res["output"]); diff != "" || res["images"] != nil || res["content"] != nil {
+		t.Errorf("output (-want +got):\n%s\n%v", diff, res)
+	}
+	res = call(ResourceTool, `{"server":"t","uri":"test://big"}`)
+	if out, _ := res["output"].(string); !strings.HasPrefix(out, "the whole yyy") || len(out) != len("the whole ")+50<<10 {
+		t.Errorf("read: %.80v", res)
+	}
+	res = call(ResourceTool, `{"server":"t","uri":"test://none"}`)
+	if res["error_code"] != "RESOURCE_UNREADABLE" {
+		t.Errorf("missing resource: %v", res)
+	}
+}
+
+// A banner on stdout before the first message is skipped, with a
+// warning, not taken for a broken server.
+func TestBanner(t *testing.T) {
+	var logged strings.Builder
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logged}, nil))
+	s := Start(map[string]config.MCPServer{"t": testServer("banner", "")}, execute.Env{}, "", logger)
+	t.Cleanup(s.Close)
+	r := registryOf(t, s)
+	tool, ok := r.Lookup("mcp--t--env")
+	if !ok {
+		t.Fatalf("no tool; failed %v", r.Failed())
+	}
+	if env := tool.Runner.Run(t.Context(), json.RawMessage(`{}`), 0); !env.Success {
+		t.Errorf("call: %+v", env)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, line := range []string{`"Test MCP server v1.0 listening on stdio"`, "ready"} {
+		if !strings.Contains(logged.String(), `level=WARN msg="mcp server printed a line that is not JSON-RPC before its first message; skipped" mcp_server=t line=`+line+"\n") {
+			t.Errorf("no warning of %q in\n%s", line, logged.String())
+		}
 	}
 }

@@ -22,7 +22,7 @@ func FuzzEnvelopeOf(f *testing.F) {
 		if json.Unmarshal([]byte(doc), &res) != nil {
 			return
 		}
-		env := envelopeOf("t", &res)
+		env := envelopeOf("t", "s", &res)
 		if !env.Success {
 			return
 		}

@@ -72,6 +72,7 @@ func startProcess(cfg config.MCPServer, env execute.Env) (*process, error) {
 		own = append(own, k+"="+cfg.Env[k])
 	}
 	p.cmd.Env = env.Environ(own...)
+	p.cmd.Dir = cfg.Cwd
 	// Files, not readers and writers: Wait then returns when the server
 	// exits, not when whatever holds its pipes lets go of them.
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, errW

@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -41,7 +42,12 @@ type operationError struct {
 // content as {"output": TEXT}. A result flagged isError is
 // an operation error: its structured content if that carries an
 // error_code, else {"error": TEXT, "error_code": "TOOL_ERROR"}.
-func envelopeOf(name string, res *sdk.CallToolResult) execute.Envelope {
+//
+// Images go in "images" (at most maxImage each); a text resource of at
+// most maxInlineResource is put in the text, and any other resource, or
+// a link to one, is named there with how to read it: the mcp_resource
+// tool, with server, the server's name.
+func envelopeOf(name, server string, res *sdk.CallToolResult) execute.Envelope {
 	var text []string
 	var images []image
 	var other []sdk.Content
@@ -50,6 +56,10 @@ func envelopeOf(name string, res *sdk.CallToolResult) execute.Envelope {
 		case *sdk.TextContent:
 			text = append(text, c.Text)
 		case *sdk.ImageContent:
+			if len(c.Data) > maxImage {
+				text = append(text, fmt.Sprintf("[an image (%s) of %.1f MiB was left out: over %d MiB]", c.MIMEType, float64(len(c.Data))/(1<<20), maxImage>>20))
+				continue
+			}
 			// What the data is, not what the server says (image/jpg is
 			// common): the model's API checks.
 			t := files.ImageType(c.Data)
@@ -57,6 +67,23 @@ func envelopeOf(name string, res *sdk.CallToolResult) execute.Envelope {
 				t = c.MIMEType
 			}
 			images = append(images, image{MediaType: t, Data: c.Data})
+		case *sdk.EmbeddedResource:
+			r := c.Resource
+			if r == nil {
+				continue
+			}
+			if r.Blob == nil && len(r.Text) <= maxInlineResource {
+				text = append(text, fmt.Sprintf("[resource %s]\n%s", r.URI, r.Text))
+				continue
+			}
+			size := len(r.Text) + len(r.Blob)
+			text = append(text, fmt.Sprintf("[resource %s (%s, %d bytes): read it with mcp_resource %s]", r.URI, orUnknown(r.MIMEType), size, readArgs(server, r.URI)))
+		case *sdk.ResourceLink:
+			desc := c.Name
+			if c.Description != "" {
+				desc += ": " + c.Description
+			}
+			text = append(text, fmt.Sprintf("[resource link %s (%s): read it with mcp_resource %s]", c.URI, desc, readArgs(server, c.URI)))
 		default:
 			other = append(other, c)
 		}
@@ -132,4 +159,27 @@ func imageContent(doc json.RawMessage) (json.RawMessage, []sdk.Content) {
 		content[i] = &sdk.ImageContent{Data: img.Data, MIMEType: img.MediaType}
 	}
 	return out, content
+}
+
+const (
+	// maxImage is the largest image passed on to the model: what its
+	// APIs take.
+	maxImage = 5 << 20
+	// maxInlineResource is the largest text resource put in a result's
+	// text; a longer one is read with mcp_resource, which the result
+	// limits apply to as to any call.
+	maxInlineResource = 48 << 10
+)
+
+func orUnknown(mime string) string {
+	if mime == "" {
+		return "type unknown"
+	}
+	return mime
+}
+
+// readArgs are the arguments of mcp_resource that read uri.
+func readArgs(server, uri string) string {
+	b, _ := json.Marshal(map[string]string{"server": server, "uri": uri})
+	return string(b)
 }

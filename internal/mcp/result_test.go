@@ -58,7 +58,7 @@ func TestEnvelopeOfImages(t *testing.T) {
 			`{"images":["a.png"]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env := envelopeOf("t", tc.res)
+			env := envelopeOf("t", "s", tc.res)
 			if diff := cmp.Diff(tc.want, string(env.Result)); diff != "" || !env.Success {
 				t.Errorf("result (-want +got):\n%s", diff)
 			}
@@ -86,5 +86,31 @@ func TestCallResultImages(t *testing.T) {
 	own := `{"images":["a.png"]}`
 	if r := callResult(execute.Succeeded(json.RawMessage(own))); len(r.Content) != 1 || r.Content[0].(*sdk.TextContent).Text != own {
 		t.Errorf("a tool's own images: %v", r.Content)
+	}
+}
+
+func TestErrorLine(t *testing.T) {
+	for _, tc := range []struct{ stderr, want string }{
+		{"starting\nfatal: no token\n\n", "fatal: no token"},
+		{`npm error code E404
+npm error 404 Not Found - GET https://registry.npmjs.org/@acme%2fnope - Not found
+npm error 404
+npm error 404  '@acme/nope@*' is not in this registry.
+npm error 404
+npm error 404 Note that you can also install from a
+npm error 404 tarball, folder, http url, or git url.
+npm error A complete log of this run can be found in: /home/u/.npm/_logs/2025-01-01T00_00_00_000Z-debug-0.log
+`, "npm error 404 Not Found - GET https://registry.npmjs.org/@acme%2fnope - Not found"},
+		{`npm ERR! code ENOENT
+npm ERR! syscall open
+npm ERR! path /x/package.json
+npm ERR! errno -2
+npm ERR! enoent Could not read package.json
+npm ERR! A complete log of this run can be found in: /l.log
+`, "npm ERR! enoent Could not read package.json"},
+	} {
+		if got := errorLine(tc.stderr); got != tc.want {
+			t.Errorf("errorLine = %q, want %q", got, tc.want)
+		}
 	}
 }

@@ -43,6 +43,10 @@ func serveTest(mode string) {
 	case "raw":
 		serveRaw()
 		return
+	case "banner":
+		fmt.Println("Test MCP server v1.0 listening on stdio")
+		fmt.Println("")
+		fmt.Println("ready")
 	case "hang":
 		select {}
 	case "exit":
@@ -114,6 +118,18 @@ func serveTest(mode string) {
 	})
 	raw("huge", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return result(strings.Repeat("x", 17<<20)), nil // past the SDK's 16 MiB a message
+	})
+	s.AddResource(&sdk.Resource{URI: "test://big", Name: "big", MIMEType: "text/plain"}, func(_ context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "the whole " + strings.Repeat("y", 50<<10)}}}, nil
+	})
+	raw("resources", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		r := result("see these")
+		r.Content = append(r.Content,
+			&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "test://small", MIMEType: "text/plain", Text: "small text"}},
+			&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "test://big", MIMEType: "text/plain", Text: strings.Repeat("y", 50<<10)}},
+			&sdk.ResourceLink{URI: "test://big", Name: "big", Description: "a big file"},
+			&sdk.ImageContent{Data: make([]byte, 6<<20), MIMEType: "image/png"})
+		return r, nil
 	})
 	raw("dotted.name", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return result("dot"), nil

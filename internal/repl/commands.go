@@ -35,6 +35,7 @@ func init() {
 		{"tool", "[NAME]", "list the tools, or show one's path and schema", (*Shell).tool},
 		{"refresh", "", "look for tools again", (*Shell).refresh},
 		{"model", "[NAME]", "show the model and the provider's others, or switch to another", (*Shell).setModel},
+		{"approval", "[MODE]", "show when tools are asked about, or set it for this session: ask, auto, read-only or sandboxed", (*Shell).setApproval},
 		{"reasoning", "[LEVEL]", "show how much the model thinks, or set it for this session: off, low, medium or high", (*Shell).setReasoning},
 		{"clear", "", "start a new conversation", (*Shell).clear},
 		{"context", "", "what fills the model's context, and how full it is", (*Shell).context},
@@ -159,7 +160,10 @@ func (s *Shell) context(ctx context.Context, _ string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Output: display.Context(b, s.cost)}, nil
+	s.mu.Lock()
+	cost := s.cost
+	s.mu.Unlock()
+	return Result{Output: display.Context(b, cost)}, nil
 }
 
 // compact summarises the older part of the conversation now.

@@ -29,10 +29,11 @@ const maxPaths = 20000
 // may be completed to: each item replaces line[start:cursor]. It
 // completes /commands (the custom ones too, each with a space after it),
 // the argument of /tool (tool names), /load (skills), /model (the
-// provider's models), /approval (modes) and /rewind (turns), and @paths:
-// the files and directories under the working directory, as git lists
-// them when it is a repository (so that what .gitignore ignores is left
-// out). No items means nothing completes.
+// provider's models), /reasoning (levels), /approval (modes) and /rewind
+// (turns), and @paths: the files and directories under the working
+// directory, as git lists them when it is a repository (so that what
+// .gitignore ignores is left out). No items means nothing completes. It
+// may be called while a line runs.
 func (s *Shell) Complete(line string, cursor int) (start int, items []string) {
 	cursor = min(max(cursor, 0), len(line))
 	before := line[:cursor]
@@ -64,6 +65,8 @@ func (s *Shell) Complete(line string, cursor int) (start int, items []string) {
 		}
 	case "/model":
 		names = s.models()
+	case "/reasoning":
+		names = []string{string(provider.ReasoningOff), string(provider.ReasoningLow), string(provider.ReasoningMedium), string(provider.ReasoningHigh)}
 	case "/approval":
 		names = []string{string(approval.Ask), string(approval.Auto), string(approval.ReadOnly), string(approval.Sandboxed)}
 	case "/rewind":

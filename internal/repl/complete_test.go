@@ -46,6 +46,8 @@ func TestComplete(t *testing.T) {
 		{line: "/tool e", start: 6, items: []string{"echo"}},
 		{line: "/load ", start: 6, items: []string{"go"}},
 		{line: "/approval r", start: 10, items: []string{"read-only"}},
+		{line: "/reasoning m", start: 11, items: []string{"medium"}},
+		{line: "/reasoning ", start: 11, items: []string{"off", "low", "medium", "high"}},
 		{line: "/model claude-", start: 7, items: []string{"claude-opus-9", "claude-haiku-9"}},
 		{line: "look at @READ", start: 9, items: []string{"README.md", "README.old"}},
 		{line: "@READ and more", start: 1, items: []string{"README.md", "README.old"}, cursorEnd: 5},

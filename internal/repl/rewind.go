@@ -2,9 +2,12 @@ package repl
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -50,7 +53,15 @@ func (s *Shell) endTurn(ctx context.Context, conv *agent.Conversation, t *sessio
 	}
 }
 
-// setTurns sets the turns; Complete reads them while a line runs.
+// Turns returns the conversation's turns, oldest first: what /rewind N
+// takes back, N counting from 1. It may be called while a line runs.
+func (s *Shell) Turns() []session.Turn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.turns)
+}
+
+// setTurns sets the turns; Complete and Turns read them while a line runs.
 func (s *Shell) setTurns(turns []session.Turn) {
 	s.mu.Lock()
 	s.turns = turns
@@ -75,17 +86,34 @@ func (s *Shell) checkpoints(ctx context.Context) *checkpoint.Repo {
 		return s.repo
 	case s.Checkpoints == "" || s.checkpointsOff:
 		return nil
-	case s.Home != "" && sameDir(s.Dir, s.Home):
+	case s.Home != "" && sameDir(s.checkpointRoot(), s.Home):
 		s.offCheckpoints("the working directory is your whole home directory")
 		return nil
 	}
-	r, err := checkpoint.Open(ctx, filepath.Join(s.Checkpoints, s.id+".git"), s.Dir, s.CheckpointMax)
+	r, err := checkpoint.Open(ctx, s.checkpointDir(), s.checkpointRoot(), s.id, s.CheckpointMax)
 	if err != nil {
 		s.offCheckpoints(err.Error())
 		return nil
 	}
 	s.repo = r
 	return r
+}
+
+// checkpointRoot is the directory the checkpoints cover.
+func (s *Shell) checkpointRoot() string {
+	if s.CheckpointRoot != "" {
+		return s.CheckpointRoot
+	}
+	return s.Dir
+}
+
+// checkpointDir is the shadow repository of the directory the checkpoints
+// cover, which the sessions held in it share: its name, and a hash of its
+// path.
+func (s *Shell) checkpointDir() string {
+	root := filepath.Clean(s.checkpointRoot())
+	sum := sha256.Sum256([]byte(root))
+	return filepath.Join(s.Checkpoints, filepath.Base(root)+"-"+hex.EncodeToString(sum[:8])+".git")
 }
 
 // snapshot records the files as they are, returning the checkpoint's id;
@@ -99,7 +127,7 @@ func (s *Shell) snapshot(ctx context.Context, message string) string {
 	id, err := r.Snapshot(ctx, message)
 	if err != nil {
 		if !s.hasCheckpoint() {
-			r.Remove() // nothing in it worth keeping
+			r.Forget(ctx) // nothing of this session's worth keeping
 		}
 		s.repo = nil
 		s.offCheckpoints(err.Error())
@@ -228,7 +256,7 @@ func (s *Shell) openCheckpoints(ctx context.Context) *checkpoint.Repo {
 	if s.repo != nil || s.Checkpoints == "" {
 		return s.repo
 	}
-	r, err := checkpoint.Open(ctx, filepath.Join(s.Checkpoints, s.id+".git"), s.Dir, s.CheckpointMax)
+	r, err := checkpoint.Open(ctx, s.checkpointDir(), s.checkpointRoot(), s.id, s.CheckpointMax)
 	if err != nil {
 		return nil
 	}

@@ -27,8 +27,14 @@ echo '{"ok":true}'
 
 func rewindFixture(t *testing.T, replies ...providertest.Reply) (*fixture, string) {
 	t.Helper()
+	return rewindFixtureIn(t, t.TempDir(), replies...)
+}
+
+// rewindFixtureIn is rewindFixture working in the directory work.
+func rewindFixtureIn(t *testing.T, work string, replies ...providertest.Reply) (*fixture, string) {
+	t.Helper()
 	f := newFixture(t, replies...)
-	work := t.TempDir()
+	os.MkdirAll(work, 0o755)
 	// The tool runs in the process's directory: it is told where to go.
 	os.WriteFile(filepath.Join(f.tools, "change-tool"), []byte(strings.Replace(changeTool, "#!/bin/sh\n", "#!/bin/sh\nset -- \"${1:-"+work+"}\"\n", 1)), 0o755)
 	f.be.Refresh(context.Background())
@@ -79,6 +85,9 @@ func TestRewind(t *testing.T) {
 	res := f.run(t, "/diff")
 	if !res.Diff || !strings.Contains(res.Output, " a.txt | 1 +\n") || !strings.Contains(res.Output, "+changed\n") || !strings.Contains(res.Output, "-b\n") {
 		t.Errorf("/diff:\n%s", res.Output)
+	}
+	if turns := f.shell.Turns(); len(turns) != 2 || turns[0].Prompt != "change the files\nplease" || turns[0].Before == "" || turns[1].Before != "" {
+		t.Errorf("turns: %+v", turns)
 	}
 	if _, items := f.shell.Complete("/rewind ", 8); !cmp.Equal(items, []string{"1", "2"}) {
 		t.Errorf("completing /rewind: %q", items)
@@ -188,5 +197,35 @@ func TestCheckpointsOff(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(g.shell.Checkpoints); len(entries) != 0 {
 		t.Errorf("an empty checkpoint repository was left: %v", entries)
+	}
+}
+
+// In a subdirectory of a repository, the checkpoints cover the repository,
+// and its .gitignore files apply.
+func TestRewindInRepository(t *testing.T) {
+	root := t.TempDir()
+	f, work := rewindFixtureIn(t, filepath.Join(root, "sub"),
+		providertest.Reply{ToolCalls: []providertest.Call{{ID: "c1", Name: "change", Arguments: json.RawMessage(`{}`)}}},
+		providertest.Reply{Text: "Changed."},
+	)
+	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("*.log\n"), 0o644)
+	os.WriteFile(filepath.Join(work, "build.log"), []byte("ignored\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "top.txt"), []byte("top\n"), 0o644)
+	f.shell.CheckpointRoot = root
+	f.run(t, "change the files")
+	os.WriteFile(filepath.Join(root, "top.txt"), []byte("changed by hand\n"), 0o644)
+	os.WriteFile(filepath.Join(work, "build.log"), []byte("changed too\n"), 0o644)
+	res := f.run(t, "/diff")
+	base := filepath.Base(work)
+	if !strings.Contains(res.Output, "+++ b/"+base+"/c.txt") || !strings.Contains(res.Output, "+++ b/top.txt") || strings.Contains(res.Output, "build.log") {
+		t.Errorf("/diff:\n%s", res.Output)
+	}
+	res = f.run(t, "/rewind 1 files")
+	want := "Files restored to before turn 1 (4 changed: " + base + "/a.txt, " + base + "/b.txt, " + base + "/c.txt, top.txt)."
+	if res.Output != want {
+		t.Errorf("/rewind 1 files:\n%s\nwant\n%s", res.Output, want)
+	}
+	if data, _ := os.ReadFile(filepath.Join(work, "build.log")); string(data) != "changed too\n" {
+		t.Errorf("an ignored file was restored: %q", data)
 	}
 }

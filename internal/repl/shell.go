@@ -91,12 +91,23 @@ type Shell struct {
 	// CheckpointMax caps the files a checkpoint takes, in bytes; 0 for no
 	// cap. Past it, checkpoints are off for the session.
 	CheckpointMax int64
+	// CheckpointRoot is the directory the checkpoints cover: the root of
+	// the repository Dir is in, so that a change anywhere in it is undone
+	// and every .gitignore of it applies; Dir when "".
+	CheckpointRoot string
 	// Reasoning is how much the model thinks in this session: the
 	// configured setting, until /reasoning changes it.
 	Reasoning provider.Reasoning
+	// Approval is the approval mode: the configured one, until /approval
+	// changes it for the session; "" for the configuration's. Sandbox is
+	// the sandbox mode, for the status line ("" when off).
+	Approval approval.Mode
+	Sandbox  string
+	// Agents counts the sub-agents running, for the status line; nil for
+	// none.
+	Agents func() int
 
 	conv    *agent.Conversation
-	cost    *float64 // what the session's requests cost, when the price is known
 	writer  *session.Writer
 	resumed bool         // the conversation is a saved one, continued
 	model   *pick.Choice // the choice the last prompt went to
@@ -112,6 +123,9 @@ type Shell struct {
 	checkpointsOff bool             // checkpoints failed, or outgrew the cap: none for the session
 
 	mu        sync.Mutex
+	cost      *float64          // what the session's requests cost, when the price is known
+	tokens    int               // the tokens its requests read and wrote
+	ctxUse    agent.Context     // the next request's size, as the last response left it
 	modelList []string          // the provider's models, once asked
 	modelsOf  provider.Provider // the provider modelList is of
 	pending   []string          // warnings for the line under way
@@ -353,13 +367,37 @@ func (s *Shell) run(ctx context.Context, t turn) (*agent.Outcome, error) {
 	if line == "" {
 		line = t.text
 	}
+	if s.Approval != "" && a.Policy != nil {
+		a.Policy.Mode = s.Approval
+	}
+	observe := a.Observe
+	a.Observe = func(ev agent.Event) {
+		s.account(ev)
+		if observe != nil {
+			observe(ev)
+		}
+	}
 	rec := s.beginTurn(a, conv, line)
 	out, err := a.Run(ctx, conv, text, images...)
 	s.endTurn(ctx, conv, rec)
-	if out != nil && out.Cost != nil {
-		s.cost = addCost(s.cost, *out.Cost)
-	}
 	return out, err
+}
+
+// account keeps the session's numbers from what a run reports: each
+// response's cost and tokens, and the context as it leaves it.
+func (s *Shell) account(ev agent.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch ev.Kind {
+	case agent.ResponseDone:
+		if ev.Cost != nil {
+			s.cost = addCost(s.cost, *ev.Cost)
+		}
+		s.tokens += ev.Usage.InputTokens + ev.Usage.OutputTokens
+		s.ctxUse = ev.Context
+	case agent.Compacted:
+		s.ctxUse.Tokens = ev.Compaction.After
+	}
 }
 
 // addCost adds c to the running total, which is nil until there is a

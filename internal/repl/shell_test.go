@@ -140,7 +140,7 @@ func TestToolCommands(t *testing.T) {
 
 func TestParsing(t *testing.T) {
 	f := newFixture(t, providertest.Reply{Text: "A path."})
-	want := "Unknown command: /nosuch\nCommands: /help /tool /refresh /model /reasoning /clear /context /compact /skills /load /stats /jobs /rewind /diff /exit"
+	want := "Unknown command: /nosuch\nCommands: /help /tool /refresh /model /approval /reasoning /clear /context /compact /skills /load /stats /jobs /rewind /diff /exit"
 	if got := f.run(t, "/nosuch arg").Output; got != want {
 		t.Errorf("unknown command: %q", got)
 	}

@@ -26,8 +26,10 @@ const maxInputRows = 5000
 const maxPromptRows = 12
 
 // Keys is what /help says about the keys.
-const Keys = "Keys: Enter sends; Alt-Enter, Ctrl-J or a trailing \\ starts a new line; Up and Down recall what you sent; " +
-	"Ctrl-O shows the model's thinking in full or folds it; Ctrl-C cancels what is running; Ctrl-D on an empty line quits."
+const Keys = "Keys: Enter sends (while ikigai works, queues it for after); Alt-Enter, Ctrl-J or a trailing \\ starts a new line; " +
+	"Up and Down recall what you sent; Tab completes commands, their arguments and @paths; " +
+	"Ctrl-O shows tool results and the model's thinking in full, or folds them; Ctrl-L redraws; " +
+	"Esc or Ctrl-C cancels what is running; Esc twice on an empty line picks a turn to rewind to; Ctrl-D on an empty line quits."
 
 // Messages the model gets besides the terminal's.
 type (
@@ -56,6 +58,13 @@ type (
 	printedMsg struct{}
 	// quitMsg asks to quit, as a signal does: what runs is cancelled first.
 	quitMsg struct{}
+	// completedMsg brings what the word before the cursor of line
+	// completes to: each item replaces line[start:].
+	completedMsg struct {
+		line  string
+		start int
+		items []string
+	}
 )
 
 // answer is the user's answer to an approval question.
@@ -94,11 +103,21 @@ type Model struct {
 	stream   string // the model's text since its last full line
 	thought  thoughts
 
+	queue  []string // lines sent while a line ran, to send when it ends
+	full   bool     // results are shown whole, not cut (Ctrl-O)
+	cut    string   // the last result shown cut, for Ctrl-O to show whole
+	tabbed bool     // a completion is under way
+
 	ask      *askMsg
 	askRows  int    // the rows the call asked about takes in the scrollback
 	lastCall string // the call whose line was printed last, as tool name and arguments
 	telling  bool   // typing why the call is refused
 	why      string // what is typed
+
+	// escArmed: Esc cancelled a run or met an empty prompt; a second one
+	// on an empty prompt opens picker, the turns to rewind to.
+	escArmed bool
+	picker   *rewindPicker
 
 	out      []string // lines waiting to be printed above the prompt
 	rows     []string // the rows of out's first lines, wrapped, not printed yet
@@ -163,6 +182,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.resize(msg.Width, msg.Height)
 	case tea.KeyPressMsg:
 		return m, tea.Batch(m.key(msg), m.flush())
+	case completedMsg:
+		m.completed(msg)
 	case tea.PasteMsg:
 		if m.telling {
 			m.why += msg.Content
@@ -206,6 +227,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.leaving || msg.res.Quit {
 			return m, m.exit()
 		}
+		return m, tea.Batch(m.next(msg.err), m.flush())
 	case quitMsg:
 		return m, m.quit()
 	case printedMsg:
@@ -231,10 +253,31 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if k.String() != "ctrl+c" {
 		m.armed = false
 	}
+	if k.String() != "esc" {
+		m.escArmed = false
+	}
 	if m.ask != nil {
 		return m.answer(k)
 	}
+	if m.picker != nil {
+		return m.pick(k)
+	}
 	switch k.String() {
+	case "esc":
+		if m.busy {
+			m.cancel()
+			m.activity = "Cancelling"
+			m.escArmed = true
+			return nil
+		}
+		if m.input.Value() == "" {
+			m.rewindKey()
+			return nil
+		}
+	case "ctrl+l":
+		return tea.ClearScreen
+	case "tab":
+		return m.complete()
 	case "ctrl+c":
 		switch {
 		case m.busy:
@@ -253,14 +296,18 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		if m.input.Value() == "" {
 			return m.quit()
 		}
-	case thinkingKey:
-		lines, hint := m.thought.toggle()
-		m.print(lines...)
-		m.hint = hint
+	case fullKey:
+		m.toggleFull()
 		return nil
 	case "enter":
 		return m.submit()
 	case "up":
+		// On an empty prompt, a queued line comes back first, to edit.
+		if m.input.Value() == "" && len(m.queue) > 0 {
+			m.input.SetValue(m.queue[len(m.queue)-1])
+			m.queue = m.queue[:len(m.queue)-1]
+			return nil
+		}
 		// A recalled entry has the cursor at its end, for typing on; Up
 		// walks back through its lines before it goes further back.
 		if m.input.Line() == 0 {
@@ -372,16 +419,21 @@ func (m *Model) submit() tea.Cmd {
 		m.input.SetValue(strings.TrimSuffix(value, "\\") + "\n")
 		return nil
 	}
-	if m.busy {
-		m.hint = "Still working: wait for the answer, or Ctrl-C to cancel."
-		return nil
-	}
 	line := strings.TrimSpace(value)
 	if line == "" {
 		return nil
 	}
 	m.input.Reset()
 	m.hist.add(line)
+	if m.busy {
+		m.queue = append(m.queue, line)
+		return nil
+	}
+	return m.send(line)
+}
+
+// send runs line in the shell.
+func (m *Model) send(line string) tea.Cmd {
 	m.print("", echo(line))
 	m.busy, m.since, m.activity, m.stream = true, time.Now(), "Working", ""
 	ctx, cancel := context.WithCancel(m.ctx)
@@ -429,7 +481,18 @@ func (m *Model) event(e agent.Event) {
 		if !e.Envelope.Success {
 			st = errorStyle
 		}
-		m.print(styled(st, display.Clean(strings.Repeat(display.Nested, e.Depth)+display.Result(e.Call.Name, e.Envelope))))
+		indent := strings.Repeat(display.Nested, e.Depth)
+		whole := indent + display.ResultWhole(e.Call.Name, e.Envelope)
+		short := indent + display.Result(e.Call.Name, e.Envelope)
+		switch {
+		case m.full:
+			m.print(styled(st, display.Clean(whole)))
+		case short != whole:
+			m.cut = whole
+			m.print(styled(st, display.Clean(strings.Replace(short, " more lines", " more lines (Ctrl-O shows them)", 1))))
+		default:
+			m.print(styled(st, display.Clean(short)))
+		}
 		m.activity = "Thinking"
 	case agent.HookRan:
 		if e.Hook.Noteworthy() {
@@ -479,6 +542,81 @@ func (m *Model) finish(res repl.Result, err error) {
 		m.print(styled(toolStyle, "Cancelled."))
 	default:
 		m.print(styled(errorStyle, "Error: "+display.Clean(err.Error())))
+	}
+}
+
+// next sends the first queued line once a line has ended well; after a
+// failure or a cancellation the queued lines go back into the prompt, to
+// send again or not.
+func (m *Model) next(err error) tea.Cmd {
+	if len(m.queue) == 0 || m.leaving {
+		return nil
+	}
+	if err != nil {
+		lines := append(m.queue, m.input.Value())
+		m.input.SetValue(strings.TrimSpace(strings.Join(lines, "\n")))
+		m.queue = nil
+		return nil
+	}
+	line := m.queue[0]
+	m.queue = m.queue[1:]
+	return m.send(line)
+}
+
+// toggleFull switches between cut and whole tool results and thinking,
+// printing the last cut ones whole when it turns whole.
+func (m *Model) toggleFull() {
+	m.full = !m.full
+	lines, _ := m.thought.toggle()
+	if !m.full {
+		m.hint = "Tool results and thinking are folded from now on."
+		return
+	}
+	if m.cut != "" {
+		m.print(styled(toolStyle, display.Clean(m.cut)))
+		m.cut = ""
+	}
+	m.print(lines...)
+	m.hint = "Tool results and thinking are shown whole from now on; Ctrl-O folds them."
+}
+
+// complete asks the shell, off the UI's goroutine, what the word before
+// the end of the prompt completes to.
+func (m *Model) complete() tea.Cmd {
+	line := m.input.Value()
+	if m.tabbed || line == "" {
+		return nil
+	}
+	m.tabbed = true
+	shell := m.shell
+	return func() tea.Msg {
+		start, items := shell.Complete(line, len(line))
+		return completedMsg{line: line, start: start, items: items}
+	}
+}
+
+// completed puts a completion into the prompt, unless the prompt changed
+// meanwhile: the one item, or what all the items start with, listing them.
+func (m *Model) completed(c completedMsg) {
+	m.tabbed = false
+	if m.input.Value() != c.line || len(c.items) == 0 {
+		return
+	}
+	common := c.items[0]
+	for _, it := range c.items[1:] {
+		for !strings.HasPrefix(it, common) {
+			common = common[:len(common)-1]
+		}
+	}
+	if len(c.line[c.start:]) < len(common) {
+		m.input.SetValue(c.line[:c.start] + common)
+	}
+	if len(c.items) > 1 {
+		shown := make([]string, len(c.items))
+		for i, it := range c.items {
+			shown[i] = strings.TrimSpace(it)
+		}
+		m.hint = ansi.Truncate(strings.Join(shown, "  "), m.textWidth(), "…")
 	}
 }
 
@@ -586,11 +724,16 @@ func (m *Model) View() tea.View {
 			note := fmt.Sprintf("The call above is %d lines long: scroll back to see all of it.", m.askRows)
 			body = append(wrap(note, m.textWidth()), body...)
 		}
+	case m.picker != nil:
+		body = m.picker.view(m.textWidth(), m.frameRows()-len(head))
 	case m.busy:
 		head = append(head, ansi.Truncate(fmt.Sprintf("%s %s… %ds · Ctrl-C to cancel",
 			m.spin.View(), m.activity, int(time.Since(m.since).Seconds())), m.textWidth(), "…"))
 	}
-	if m.ask == nil {
+	for _, q := range m.queue {
+		head = append(head, styled(toolStyle, ansi.Truncate("Queued: "+display.Clean(strings.ReplaceAll(q, "\n", " ")), m.textWidth(), "…")))
+	}
+	if m.ask == nil && m.picker == nil {
 		body = strings.Split(m.input.View(), "\n")
 		status := m.hint
 		if status == "" {
@@ -617,5 +760,13 @@ func (m *Model) status() string {
 	if !m.ready {
 		model = "starting"
 	}
-	return fmt.Sprintf("%s · /help for commands", model)
+	st := m.shell.Status(model)
+	status := st.String()
+	// The hint until the conversation starts, and only where it fits: a
+	// row wider than a terminal shrunk under it would not be redrawn
+	// where the renderer expects it.
+	if help := " · /help for commands"; st.Context.Tokens == 0 && ansi.StringWidth(status+help) <= m.textWidth() {
+		status += help
+	}
+	return status
 }

@@ -8,8 +8,9 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/display"
 )
 
-// thinkingKey shows the model's thinking in full, or folds it again.
-const thinkingKey = "ctrl+o"
+// fullKey shows tool results and the model's thinking whole, or folds
+// them again.
+const fullKey = "ctrl+o"
 
 // thoughts is what the UI keeps of the model's thinking: shown dimmed, its
 // latest line while the model thinks, then folded to one line unless the

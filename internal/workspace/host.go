@@ -21,6 +21,7 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/provider/pick"
 	"github.com/ikigai-tools/ikigai/internal/registry"
 	"github.com/ikigai-tools/ikigai/internal/repl"
+	"github.com/ikigai-tools/ikigai/internal/sandbox"
 )
 
 // A Host is everything a conversation needs once started: the workspace's
@@ -301,13 +302,16 @@ func (h *Host) Shell(r Resume) (*repl.Shell, error) {
 	w := h.w
 	store := w.Sessions()
 	s := &repl.Shell{Backend: h, Dir: w.Dir, Home: w.Home, Skills: w.SkillDirs(), Sessions: store, LogDir: w.LogDir(), Hooks: h.hooks, Commands: w.CommandDirs(),
-		Reasoning: provider.Reasoning(w.Config.Reasoning)}
+		Reasoning: provider.Reasoning(w.Config.Reasoning), Approval: approval.Mode(w.Config.Approval)}
+	if w.Sandbox != nil && w.Sandbox.Mode != sandbox.Off {
+		s.Sandbox = string(w.Sandbox.Mode)
+	}
 	if dir := w.Checkpoints(); dir != "" {
-		s.Checkpoints, s.CheckpointMax = dir, int64(w.Config.CheckpointMaxMB)*1_000_000
+		s.Checkpoints, s.CheckpointMax, s.CheckpointRoot = dir, int64(w.Config.CheckpointMaxMB)*1_000_000, w.Root
 	}
 	h.shells = append(h.shells, s)
 	if h.api != nil {
-		s.Jobs = h.api.Jobs
+		s.Jobs, s.Agents = h.api.Jobs, h.api.RunningAgents
 	}
 	h.log.OnWriteFailure(s.Warning)
 	id := r.ID

@@ -239,17 +239,33 @@ func (l Layout) Checkpoints() string { return under(l.State, "checkpoints") }
 // SchemaCache is the file the tools' schemas are remembered in.
 func (l Layout) SchemaCache() string { return under(l.Cache, "schemas.json") }
 
+// MCPAuthFile keeps remote MCP servers' OAuth tokens, from ikigai mcp
+// login.
+func (l Layout) MCPAuthFile() string { return under(l.State, "mcp-auth.json") }
+
 // History is the file of prompts typed at the terminal.
 func (l Layout) History() string { return under(l.State, "history") }
 
 // HasProject reports whether the working directory has a .ikigai of its
-// own.
+// own, or a .mcp.json (Claude Code's project file) where it would be.
 func (l Layout) HasProject() bool {
 	if l.Project == "" {
 		return false
 	}
-	_, err := os.Stat(l.Project)
+	if _, err := os.Stat(l.Project); err == nil {
+		return true
+	}
+	_, err := os.Stat(l.ProjectMCP())
 	return err == nil
+}
+
+// ProjectMCP is the project's .mcp.json, Claude Code's list of the
+// project's MCP servers, read when the project is trusted.
+func (l Layout) ProjectMCP() string {
+	if l.Project == "" {
+		return ""
+	}
+	return filepath.Join(l.ProjectDir(), ".mcp.json")
 }
 
 func isDir(path string) bool {

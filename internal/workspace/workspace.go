@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -111,6 +112,8 @@ func Load(in Inputs, opts Options) (*Workspace, error) {
 	w.Trusted, err = w.trusted()
 	errs = append(errs, err)
 	if w.Trusted && l.Project != "" {
+		// .ikigai/config.json's servers win over .mcp.json's of the same name.
+		errs = append(errs, w.Config.ReadMCPFile(l.ProjectMCP(), ".mcp.json"))
 		errs = append(errs, w.Config.ReadFile(l.ProjectConfig(), ".ikigai/config.json", config.Project))
 	}
 	errs = append(errs, w.Config.ReadEnv(in.getenv))
@@ -206,11 +209,20 @@ func (w *Workspace) ShouldAskTrust() (bool, error) {
 // the agent do without asking.
 func (w *Workspace) TrustQuestion() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s has its own ikigai tools or settings (.ikigai): programs that would run on your machine.\n", w.ProjectDir())
+	fmt.Fprintf(&b, "%s has its own ikigai tools or settings (.ikigai, .mcp.json): programs that would run on your machine.\n", w.ProjectDir())
 	if len(w.TrustChanges) > 0 {
 		b.WriteString("You trusted it before; since then:\n")
 		for _, c := range w.TrustChanges {
 			fmt.Fprintf(&b, "  %s\n", c)
+		}
+	}
+	servers := config.Default()
+	if err := servers.ReadMCPFile(w.ProjectMCP(), ".mcp.json"); err != nil {
+		fmt.Fprintf(&b, "Its .mcp.json has a mistake: %v\n", err)
+	} else if len(servers.MCPServers) > 0 {
+		b.WriteString("Its .mcp.json would start these MCP servers:\n")
+		for _, name := range slices.Sorted(maps.Keys(servers.MCPServers)) {
+			fmt.Fprintf(&b, "  %s: %s\n", name, servers.MCPServers[name].Describe())
 		}
 	}
 	g, err := config.ReadGrants(w.ProjectConfig(), ".ikigai/config.json")
@@ -314,10 +326,11 @@ func (w *Workspace) StartMCP(log *calllog.Log, names ...string) *mcp.Servers {
 			if s.Command != "" {
 				s.Confinement = w.Sandbox.ForServer(s.Sandbox)
 			}
+			s.AuthFile = w.MCPAuthFile()
 			servers[n] = s
 		}
 	}
-	return mcp.Start(servers, w.ToolDirs.Env, log.Logger())
+	return mcp.Start(servers, w.ToolDirs.Env, w.Dir, log.Logger())
 }
 
 // Discover builds the registry from the tool directories and the sources

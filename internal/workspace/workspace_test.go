@@ -396,10 +396,45 @@ func TestTrustQuestion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := f.project + " has its own ikigai tools or settings (.ikigai): programs that would run on your machine.\n" +
+	want := f.project + " has its own ikigai tools or settings (.ikigai, .mcp.json): programs that would run on your machine.\n" +
 		"Its configuration would let the agent, without asking:\n  approval: auto\n  allow: bash(make *)\nTrust this directory?"
 	if got := w.TrustQuestion(); got != want {
 		t.Errorf("question:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A directory with only Claude Code's .mcp.json is a project: the
+// question lists the servers it would start, and once trusted they are
+// configured, under .ikigai/config.json's of the same name.
+func TestProjectMCPFile(t *testing.T) {
+	f := newFixture(t)
+	write(t, f.project+"/.mcp.json", `{"mcpServers": {
+		"gh": {"type": "stdio", "command": "github-mcp-server", "args": ["stdio"], "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}},
+		"docs": {"type": "http", "url": "https://docs.example/mcp", "headers": {"Authorization": "Bearer ${DOCS}"}}}}`)
+	w, err := Load(f.inputs(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ask, err := w.ShouldAskTrust(); !ask || err != nil || len(w.Config.MCPServers) != 0 {
+		t.Fatalf("untrusted: ask %v, %v, servers %v", ask, err, w.Config.MCPServers)
+	}
+	want := f.project + " has its own ikigai tools or settings (.ikigai, .mcp.json): programs that would run on your machine.\n" +
+		"Its .mcp.json would start these MCP servers:\n  docs: http https://docs.example/mcp\n  gh: github-mcp-server stdio\nTrust this directory?"
+	if got := w.TrustQuestion(); got != want {
+		t.Errorf("question:\n%s\nwant\n%s", got, want)
+	}
+	write(t, f.project+"/.ikigai/config.json", `{"mcp_servers": {"docs": {"url": "http://127.0.0.1:1/mcp"}}}`)
+	w, err = Load(f.inputs(), Options{Trust: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Config.MCPServers; len(got) != 2 || got["gh"].Command != "github-mcp-server" || got["docs"].URL != "http://127.0.0.1:1/mcp" {
+		t.Errorf("servers: %+v", got)
+	}
+	// Settings do not belong in it.
+	write(t, f.project+"/.mcp.json", `{"approval": "auto"}`)
+	if _, err := Load(f.inputs(), Options{Trust: true}); err == nil || err.Error() != `.mcp.json: unknown key "approval": .mcp.json holds mcpServers only` {
+		t.Errorf("err = %v", err)
 	}
 }
 

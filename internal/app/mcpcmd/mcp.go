@@ -1,4 +1,5 @@
-// Package mcpcmd is ikigai mcp: serving ikigai's tools over MCP.
+// Package mcpcmd is ikigai mcp: the MCP servers of the configuration,
+// and serving ikigai's tools over MCP.
 package mcpcmd
 
 import (
@@ -19,8 +20,42 @@ import (
 func NewCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "mcp",
-		Usage: "offer ikigai's tools to MCP clients",
+		Usage: "manage MCP servers, and offer ikigai's tools to MCP clients",
 		Subcommands: []*cli.Command{{
+			Name:      "add",
+			Usage:     "add an MCP server to your configuration (or the project's .mcp.json)",
+			ArgsUsage: "[--project] [--transport stdio|http|sse] [--env KEY=VALUE]... [--header 'NAME: VALUE']... NAME COMMAND [ARGS...] | URL",
+			Description: "As claude mcp add: ikigai mcp add github -- github-mcp-server stdio\n" +
+				"  ikigai mcp add --transport http docs https://docs.example.com/mcp --header \"Authorization: Bearer ${TOKEN}\"\n" +
+				"${VAR} is kept as written and expanded when the server starts. The rest of the file is left as it is.",
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "project", Usage: "write the project's .mcp.json"},
+				&cli.StringFlag{Name: "transport", Aliases: []string{"t"}, Usage: "stdio, http or sse (default: stdio, or for a URL http falling back to sse)"},
+				&cli.StringSliceFlag{Name: "env", Aliases: []string{"e"}, Usage: "`KEY=VALUE` in the server's environment"},
+				&cli.StringSliceFlag{Name: "header", Aliases: []string{"H"}, Usage: "`'NAME: VALUE'` sent with every request to a URL"},
+			},
+			Action: addServer,
+		}, {
+			Name:      "remove",
+			Usage:     "remove an MCP server from your configuration (or the project's .mcp.json)",
+			ArgsUsage: "NAME",
+			Flags:     []cli.Flag{&cli.BoolFlag{Name: "project", Usage: "edit the project's .mcp.json"}},
+			Action:    removeServer,
+		}, {
+			Name:   "list",
+			Usage:  "start the configured MCP servers and say how each went",
+			Action: listServers,
+		}, {
+			Name:      "get",
+			Usage:     "show an MCP server's settings and start it",
+			ArgsUsage: "NAME",
+			Action:    getServer,
+		}, {
+			Name:      "login",
+			Usage:     "log in to a remote MCP server with OAuth (prints the address to open)",
+			ArgsUsage: "NAME",
+			Action:    loginServer,
+		}, {
 			Name:  "serve",
 			Usage: "serve the discovered tools over MCP on stdin and stdout",
 			Description: "Finds the tools once, as ikigai tools does (the MCP servers of the configuration\n" +

@@ -17,8 +17,6 @@ import (
 )
 
 const (
-	// DefaultModel is the model used when none is configured.
-	DefaultModel = "claude-sonnet-5-5"
 	// DefaultMaxTokens bounds a response when the request does not; the
 	// API needs a bound, and this one leaves room for writing a file.
 	DefaultMaxTokens = 16384
@@ -279,7 +277,13 @@ func messages(ms []provider.Message) []message {
 		if m.Role == provider.Assistant {
 			role = "assistant"
 		}
-		out = append(out, message{Content: append(results, blocks...), Role: role})
+		content := append(results, blocks...)
+		if len(content) == 0 && len(m.Parts) > 0 {
+			// Only another vendor's thinking: the API refuses an empty
+			// turn, and nothing of it is Anthropic's to read.
+			continue
+		}
+		out = append(out, message{Content: content, Role: role})
 	}
 	return out
 }

@@ -9,6 +9,10 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/provider"
 )
 
+// DefaultModel is the model used when none is configured; it is in
+// Models below.
+const DefaultModel = "claude-sonnet-5-5"
+
 // Models is what Anthropic's models are known to be: every current Claude
 // model reads 200,000 tokens (more only with a beta header ikigai does not
 // send). Prices are per family, in dollars per million tokens; the

@@ -134,3 +134,24 @@ func TestThinkingOfOthers(t *testing.T) {
 		t.Errorf("redacted thinking (-want +got):\n%s\nthinking %v", d, body.Thinking)
 	}
 }
+
+// A turn of nothing but another vendor's thinking (Gemini stopped while
+// it thought) is left out: the API refuses an empty turn.
+func TestOnlyOthersThinking(t *testing.T) {
+	req := provider.Request{Model: "m", Messages: []provider.Message{
+		provider.UserText("Think."),
+		{Role: provider.Assistant, Parts: []provider.Part{provider.Thinking{Provider: "google", Text: "Hmm."}}},
+		provider.UserText("Go on."),
+	}}
+	p := providertest.Play(t, connect, provider.Config{}, req, providertest.Reply{Text: "ok"})
+	if p.Err != nil {
+		t.Fatal(p.Err)
+	}
+	var body struct {
+		Messages []any `json:"messages"`
+	}
+	json.Unmarshal(p.Requests[0].Body, &body)
+	if len(body.Messages) != 2 {
+		t.Errorf("messages %v, want the two user turns only", body.Messages)
+	}
+}

@@ -21,7 +21,9 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,8 +32,6 @@ import (
 )
 
 const (
-	// DefaultModel is the model used when none is configured.
-	DefaultModel = "gemini-2.5-pro"
 	// DefaultBaseURL is Google's Gemini API; requests go to
 	// BASE/v1beta/models/MODEL:streamGenerateContent.
 	DefaultBaseURL = "https://generativelanguage.googleapis.com"
@@ -159,35 +159,44 @@ type thinkingConfig struct {
 	ThinkingLevel   string `json:"thinkingLevel,omitempty"`
 }
 
-// thinking is the thinkingConfig for reasoning r on model: a budget for
-// Gemini 2.5, a level for the models after it, nothing for a model that
-// does not think. Off is the least the model allows (2.5 Pro always
-// thinks a little; Gemini 3 Pro at least at LOW).
+// thinking is the thinkingConfig for reasoning r on model: a level for
+// Gemini 3 and later, a budget for 2.5 and for names without a version
+// (gemini-flash-latest), which every thinking model takes; nothing for a
+// model that does not think (Gemini 2.0 and before, Gemma). Off is the
+// least the model allows: the Pro models always think a little.
 func thinking(model string, r provider.Reasoning) *thinkingConfig {
-	if r == provider.ReasoningDefault {
+	if r == provider.ReasoningDefault || !strings.HasPrefix(model, "gemini-") {
 		return nil
 	}
 	c := &thinkingConfig{IncludeThoughts: r != provider.ReasoningOff}
+	pro := strings.Contains(model, "-pro")
+	v := -1.0 // no version in the name
+	if m := version.FindStringSubmatch(model); m != nil {
+		v, _ = strconv.ParseFloat(m[1], 64)
+	}
 	switch {
-	case strings.HasPrefix(model, "gemini-2.5"):
-		budget := map[provider.Reasoning]int{provider.ReasoningLow: 1024, provider.ReasoningMedium: 8192, provider.ReasoningHigh: 24576}[r]
-		if r == provider.ReasoningOff && strings.HasPrefix(model, "gemini-2.5-pro") {
-			budget = 128
-		}
-		c.ThinkingBudget = &budget
-	case strings.HasPrefix(model, "gemini-") && !strings.HasPrefix(model, "gemini-1") && !strings.HasPrefix(model, "gemini-2"):
+	case v >= 0 && v < 2.5:
+		return nil
+	case v > 2.5:
 		c.ThinkingLevel = strings.ToUpper(string(r))
 		if r == provider.ReasoningOff {
-			c.ThinkingLevel = "LOW"
-			if strings.Contains(model, "flash") {
-				c.ThinkingLevel = "MINIMAL"
+			c.ThinkingLevel = "MINIMAL"
+			if pro {
+				c.ThinkingLevel = "LOW"
 			}
 		}
 	default:
-		return nil // a model that does not think
+		budget := map[provider.Reasoning]int{provider.ReasoningLow: 1024, provider.ReasoningMedium: 8192, provider.ReasoningHigh: 24576}[r]
+		if r == provider.ReasoningOff && pro {
+			budget = 128
+		}
+		c.ThinkingBudget = &budget
 	}
 	return c
 }
+
+// version reads the version in a Gemini model's name: 2.5, 3, 3.1.
+var version = regexp.MustCompile(`^gemini-(\d+(?:\.\d+)?)`)
 
 func newBody(req provider.Request) request {
 	r := request{Contents: contents(req.Messages)}
@@ -216,17 +225,18 @@ func newBody(req provider.Request) request {
 // their calls, and the results as functionResponse parts, named after
 // their calls, before any text of the user's turn.
 func contents(ms []provider.Message) []content {
+	// A result is named after the call it answers, in the turn before:
+	// ids from another provider may repeat across turns.
 	names := map[string]string{} // call id → tool name
-	for _, m := range ms {
-		for _, c := range m.ToolCalls() {
-			names[c.ID] = c.Name
-		}
-	}
 	out := make([]content, 0, len(ms))
 	for _, m := range ms {
 		var parts []part
 		if m.Role == provider.Assistant {
 			parts = model(m)
+			clear(names)
+			for _, c := range m.ToolCalls() {
+				names[c.ID] = c.Name
+			}
 		} else {
 			// The results first, then the images they carried, each
 			// result's introduced, then the user's own text and images.

@@ -300,3 +300,20 @@ func TestImages(t *testing.T) {
 		t.Errorf("got %v, want the type refused", p.Err)
 	}
 }
+
+// Ids another provider gave may repeat across turns (servers without ids
+// number each answer's calls from 1): each result is named after the call
+// of its own turn.
+func TestRepeatedIDs(t *testing.T) {
+	turn := func(name string) []provider.Message {
+		return []provider.Message{
+			{Role: provider.Assistant, Parts: []provider.Part{provider.ToolCall{ID: "call_1", Name: name, Arguments: json.RawMessage(`{}`)}}},
+			{Role: provider.User, Parts: []provider.Part{provider.ToolResult{CallID: "call_1", Content: "{}"}}},
+		}
+	}
+	msgs := append(append([]provider.Message{provider.UserText("Go.")}, turn("bash")...), turn("glob")...)
+	p := providertest.Play(t, connect, provider.Config{}, provider.Request{Model: "m", Messages: msgs}, providertest.Reply{Text: "ok"})
+	if p.Err != nil {
+		t.Fatal(p.Err) // the fake refuses a response named after another call
+	}
+}

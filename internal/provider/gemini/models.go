@@ -2,6 +2,10 @@ package gemini
 
 import "github.com/ikigai-tools/ikigai/internal/provider"
 
+// DefaultModel is the model used when none is configured; it is in
+// Models below.
+const DefaultModel = "gemini-2.5-pro"
+
 // Models is what Google's Gemini models are known to be: each reads
 // 1,048,576 tokens. Prices are in dollars per million tokens, for prompts
 // up to 200,000 tokens (longer ones cost more); the configuration's

@@ -26,6 +26,8 @@ func FuzzRead(f *testing.F) {
 	} {
 		f.Add(providertest.Wire(f, "/v1beta/models/m:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`, r))
 	}
+	f.Add(providertest.Wire(f, "/v1beta/models/m:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"generationConfig":{"thinkingConfig":{"includeThoughts":true}}}`,
+		providertest.Reply{Thinking: "Short thought.", Text: "Hi"}))
 	f.Add([]byte(`data: {"candidates":[{"content":{"parts":[{"functionCall":{"name":"x"}},{"functionCall":{"name":"x","args":null}}]},"finishReason":"STOP"}]}` + "\n\n"))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		api := provider.API{Name: "google", BaseURL: "http://127.0.0.1:1"}

@@ -27,6 +27,12 @@ func TestThinkingConfig(t *testing.T) {
 		{"gemini-3-pro-preview", provider.ReasoningOff, map[string]any{"thinkingLevel": "LOW"}},
 		{"gemini-3-flash-preview", provider.ReasoningOff, map[string]any{"thinkingLevel": "MINIMAL"}},
 		{"gemini-2.0-flash", provider.ReasoningHigh, nil}, // it does not think
+		{"gemini-1.5-pro", provider.ReasoningLow, nil},
+		{"gemma-3-27b-it", provider.ReasoningLow, nil},
+		{"gemini-10-ultra", provider.ReasoningLow, map[string]any{"includeThoughts": true, "thinkingLevel": "LOW"}},
+		// A name without a version gets a budget, which every thinking model takes.
+		{"gemini-flash-latest", provider.ReasoningMedium, map[string]any{"includeThoughts": true, "thinkingBudget": 8192.0}},
+		{"gemini-pro-latest", provider.ReasoningOff, map[string]any{"thinkingBudget": 128.0}},
 	} {
 		req := provider.Request{Model: tc.model, Reasoning: tc.reasoning, Messages: []provider.Message{provider.UserText("hi")}}
 		p := providertest.Play(t, connect, provider.Config{}, req, providertest.Reply{Text: "ok"})

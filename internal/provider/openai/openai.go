@@ -23,10 +23,6 @@ import (
 )
 
 const (
-	// DefaultModel is the model used with OpenAI's API, at any base URL,
-	// when none is configured. Other servers have no default: pick asks
-	// them.
-	DefaultModel = "gpt-5.5"
 	// DefaultBaseURL is OpenAI's API.
 	DefaultBaseURL = "https://api.openai.com/v1"
 	// KeyEnv is the environment variable that holds the API key, for

@@ -281,3 +281,26 @@ func TestSettingErrors(t *testing.T) {
 		}
 	}
 }
+
+// Each provider's default model is in its table, window and price known,
+// so that a conversation with the defaults can be compacted and costed.
+func TestDefaultsInTables(t *testing.T) {
+	for _, tc := range []struct {
+		model string
+		table provider.ModelTable
+	}{
+		{anthropic.DefaultModel, anthropic.Models},
+		{openai.DefaultModel, openai.Models},
+		{gemini.DefaultModel, gemini.Models},
+	} {
+		if info := tc.table.Lookup(tc.model); info.Window == 0 || info.Price == nil {
+			t.Errorf("%s: window %d, price %v; want both known", tc.model, info.Window, info.Price)
+		}
+	}
+	if w := gemini.Models.Lookup("gemini-2.5-pro").Window; w != 1_048_576 {
+		t.Errorf("gemini-2.5-pro reads %d tokens, want 1,048,576", w)
+	}
+	if info := gemini.Models.Lookup("gemini-3-pro-preview"); info.Price == nil || info.Price.Input != 2 {
+		t.Errorf("gemini-3-pro-preview: %+v", info)
+	}
+}

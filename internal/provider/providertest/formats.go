@@ -63,6 +63,9 @@ func (anthropic) check(body []byte) string {
 			Signature string          `json:"signature"`
 		}
 		json.Unmarshal(m.Content, &blocks) // a string content has no blocks
+		if c := string(m.Content); c == "" || c == "[]" || c == `""` {
+			return fmt.Sprintf("messages.%d: all messages must have non-empty content except for the optional final assistant message", i)
+		}
 		var uses, results []string
 		for j, b := range blocks {
 			if b.Type == "thinking" && b.Signature != thinkingSignature(b.Thinking) {

@@ -1,0 +1,146 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/ikigai-tools/ikigai/internal/config"
+	"github.com/ikigai-tools/ikigai/internal/mcp"
+	"github.com/ikigai-tools/ikigai/internal/trust"
+)
+
+// serverFile is the file ikigai mcp add and remove edit: the user's
+// configuration, or with project the project's .mcp.json.
+func (w *Workspace) serverFile(project bool) (path, name string, err error) {
+	if project {
+		if w.Project == "" {
+			return "", "", errors.New("no project here: the working directory is the home directory")
+		}
+		return w.ProjectMCP(), ".mcp.json", nil
+	}
+	if w.User == "" {
+		return "", "", errors.New("no home directory: no user configuration to edit")
+	}
+	return w.UserConfig(), "~/.ikigai/config.json", nil
+}
+
+// AddMCPServer adds the server to the user's configuration, or with
+// project to the project's .mcp.json, and returns the file's path. The
+// rest of the file is kept byte for byte.
+func (w *Workspace) AddMCPServer(project bool, name string, e config.ServerEntry) (string, error) {
+	key := "mcp_servers"
+	if project {
+		key = "mcpServers"
+	}
+	return w.editServers(project, func(data []byte) ([]byte, error) { return config.AddServer(data, key, name, e) })
+}
+
+// RemoveMCPServer removes the server from the user's configuration, or
+// with project from the project's .mcp.json, and returns the file's path.
+func (w *Workspace) RemoveMCPServer(project bool, name string) (string, error) {
+	path, err := w.editServers(project, func(data []byte) ([]byte, error) { return config.RemoveServer(data, name) })
+	if errors.Is(err, config.ErrNoServer) {
+		where := "~/.ikigai/config.json"
+		if project {
+			where = ".mcp.json"
+		}
+		err = fmt.Errorf("%s has no MCP server %q", where, name)
+		if other, _, _ := w.serverFile(true); !project && other != "" {
+			if data, rerr := os.ReadFile(other); rerr == nil {
+				if _, rerr := config.RemoveServer(data, name); rerr == nil {
+					err = fmt.Errorf("%w; .mcp.json has one: ikigai mcp remove --project %s", err, name)
+				}
+			}
+		}
+	}
+	return path, err
+}
+
+// editServers edits the file of servers with edit; the result must be a
+// valid file before it replaces the old one. A project that was trusted
+// as it was stays trusted with the new .mcp.json.
+func (w *Workspace) editServers(project bool, edit func([]byte) ([]byte, error)) (string, error) {
+	path, name, err := w.serverFile(project)
+	if err != nil {
+		return "", err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return path, err
+	}
+	mode := fs.FileMode(0o644)
+	if info, err := os.Stat(path); err == nil {
+		mode = info.Mode().Perm()
+	}
+	out, err := edit(data)
+	if err != nil {
+		return path, fmt.Errorf("%s: %w", name, err)
+	}
+	scope := config.User
+	if err := config.Check(out, name, scope, project); err != nil {
+		return path, fmt.Errorf("the edited file would not be valid, so it is left as it was: %w", err)
+	}
+	var repin bool
+	if project && w.User != "" {
+		trusted, changes, err := w.TrustStore().Verify(w.ProjectDir())
+		repin = err == nil && trusted && len(changes) == 0
+	}
+	if err := writeFile(path, out, mode); err != nil {
+		return path, err
+	}
+	if repin {
+		pins, _, err := trust.Scan(w.ProjectDir(), nil, false)
+		if err == nil {
+			err = w.TrustStore().Add(w.ProjectDir(), pins, false)
+		}
+		if err != nil {
+			return path, fmt.Errorf("written, but the project's trust could not be renewed: %w", err)
+		}
+	}
+	return path, nil
+}
+
+// writeFile replaces the file at path with data, at once: a reader sees
+// the old file or the new one, never a part.
+func writeFile(path string, data []byte, mode fs.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(mode)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// LoginMCP logs in to the remote MCP server called name with OAuth; show
+// is given the URL to open in a browser.
+func (w *Workspace) LoginMCP(ctx context.Context, name string, show func(url string)) error {
+	s, ok := w.Config.MCPServers[name]
+	if !ok {
+		return fmt.Errorf("no MCP server %q in the configuration", name)
+	}
+	s, err := s.Expanded(config.LookupEnv, w.Home)
+	if err != nil {
+		return err
+	}
+	s.AuthFile = w.MCPAuthFile()
+	return mcp.Login(ctx, name, s, show)
+}
