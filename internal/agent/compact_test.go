@@ -75,7 +75,7 @@ func TestTranscript(t *testing.T) {
 		{Role: provider.User, Parts: []provider.Part{provider.ToolResult{CallID: "2", Content: "{}", Images: []provider.Image{{MediaType: "image/gif", Data: []byte("x")}}}}},
 	}
 	got := transcript(msgs, 1<<20)
-	for _, want := range []string{"User attached an image: shot.png", "The result carried an image: image/gif","<conversation>\nUser: " + SummaryPrefix + "earlier", "User: fix the build", "Assistant: Looking.",
+	for _, want := range []string{"User attached an image: shot.png", "The result carried an image: image/gif", "<conversation>\nUser: " + SummaryPrefix + "earlier", "User: fix the build", "Assistant: Looking.",
 		`Assistant called bash: {"command":"go build"}`, "[... 3952 bytes ...]"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("transcript lacks %q:\n%s", want, got)
