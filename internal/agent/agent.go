@@ -115,6 +115,10 @@ type Conversation struct {
 	reported   int // the tokens the last response reported for the messages
 	reportedAt int // how many messages they covered
 
+	// noImages says why the model of that name took no images in this
+	// conversation, for the agents of its later turns.
+	noImages map[string]string
+
 	mu      sync.Mutex
 	enabled map[string]bool // deferred tools offered from now on
 }
@@ -332,6 +336,14 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, prompt string, imag
 			}
 			return out, err
 		}
+		if droppedImages {
+			// Each turn has an agent of its own: the conversation
+			// remembers, so that no later turn is refused again.
+			if conv.noImages == nil {
+				conv.noImages = map[string]string{}
+			}
+			conv.noImages[a.Model] = a.NoImages
+		}
 		conv.append(resp.Message)
 		conv.report(resp.Usage, extra)
 		out.Text, out.StopReason = resp.Message.Text(), resp.StopReason
@@ -370,6 +382,9 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, prompt string, imag
 // messages returns the conversation's messages as the model gets them:
 // with its newest images, or a line of text for each where it takes none.
 func (a *Agent) messages(conv *Conversation) []provider.Message {
+	if a.NoImages == "" && conv.noImages[a.Model] != "" {
+		a.NoImages = conv.noImages[a.Model]
+	}
 	if a.NoImages != "" {
 		return provider.WithoutImages(conv.Messages, a.NoImages)
 	}

@@ -235,3 +235,25 @@ func TestCompactWithImages(t *testing.T) {
 		}
 	}
 }
+
+// What each API says when a request does not fit: one compaction and a
+// retry follow.
+func TestPromptTooLong(t *testing.T) {
+	for _, tc := range []struct {
+		message, typ string
+		want         bool
+	}{
+		{"prompt is too long: 250000 tokens > 200000 maximum", "invalid_request_error", true},
+		{"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.", "context_length_exceeded", true},
+		{"the request exceeds the available context size, try increasing it", "exceed_context_size_error", true},
+		{"request (9100 tokens) exceeds the available context size (8192 tokens), try increasing it", "invalid_request_error", true},
+		{"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", "INVALID_ARGUMENT", true},
+		{"tools.0.input_schema: JSON schema is invalid", "invalid_request_error", false},
+		{"Could not process image", "invalid_request_error", false},
+	} {
+		err := &provider.Error{Kind: provider.BadRequest, Status: 400, Message: tc.message, Type: tc.typ}
+		if got := promptTooLong(err); got != tc.want {
+			t.Errorf("promptTooLong(%q) = %v, want %v", tc.message, got, tc.want)
+		}
+	}
+}

@@ -168,3 +168,29 @@ func TestImagesRefusedOnlyWhenTheyAre(t *testing.T) {
 		t.Errorf("images per request (-want +got):\n%s", diff)
 	}
 }
+
+// A model that refused images in a conversation is not sent them again in
+// its later turns, though each turn has an agent of its own (as the REPL
+// makes them); another model is.
+func TestImagesRefusedRemembered(t *testing.T) {
+	png := provider.Image{Name: "shot.png", MediaType: "image/png", Data: []byte("x")}
+	a, srv, _ := compactAgent(t, providertest.Transcript{Replies: []providertest.Reply{
+		{Status: 400, ErrorType: "invalid_request_error", Error: "image input is not supported"},
+		{Text: "No picture."}, {Text: "Still none."}, {Text: "A dot."},
+	}}, 0)
+	conv := &Conversation{}
+	for i, model := range []string{"local", "local", "other"} {
+		turn := *a
+		turn.Model = model
+		if _, err := turn.Run(context.Background(), conv, fmt.Sprint("turn ", i), png); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var images []int
+	for _, r := range srv.Requests() {
+		images = append(images, strings.Count(string(r.Body), `"type":"image"`))
+	}
+	if diff := cmp.Diff([]int{1, 0, 0, 3}, images); diff != "" {
+		t.Errorf("images per request (-want +got):\n%s", diff)
+	}
+}

@@ -82,9 +82,16 @@ func Spill(env Envelope, inline int, dir, name string) Envelope {
 	default:
 		s.Note = fmt.Sprintf("This result was %d bytes, too big to show whole; this is its head and tail. The rest could not be kept: %s.", len(env.Result), fserr.Reason(err))
 	}
-	env.Result = preview
-	env.Spilled = s
-	return env
+	out := env
+	out.Result, out.Spilled = preview, s
+	if len(out.JSON()) >= len(env.JSON()) {
+		// A budget smaller than a preview and its note: whole is less.
+		if s.Path != "" {
+			os.Remove(s.Path)
+		}
+		return env
+	}
+	return out
 }
 
 // spillContent returns what a spilled result's file holds, the field of the

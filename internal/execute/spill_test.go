@@ -89,6 +89,15 @@ func TestSpillLeaves(t *testing.T) {
 	if got := Spill(Succeeded(big), 0, dir, "c"); got.Spilled != nil {
 		t.Errorf("a budget of 0 spilled: %s", got.JSON())
 	}
+	// A budget so small that the preview and the note would be bigger
+	// than the result: it goes whole, and no file is left.
+	small := Succeeded(json.RawMessage(`"` + strings.Repeat("x", 700) + `"`))
+	if got := Spill(small, 600, filepath.Join(dir, "tiny"), "c"); !cmp.Equal(got, small) {
+		t.Errorf("a result smaller than its preview spilled: %s", got.JSON())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tiny", "c.txt")); !os.IsNotExist(err) {
+		t.Errorf("the file was left: %v", err)
+	}
 	// Two calls with one id keep two files.
 	a, b := Spill(Succeeded(big), DefaultInline, dir, "c"), Spill(Succeeded(big), DefaultInline, dir, "c")
 	if a.Spilled.Path == b.Spilled.Path || b.Spilled.Path != filepath.Join(dir, "c-2.txt") {

@@ -27,6 +27,11 @@ const (
 	MaxFile = 100 << 20
 	// MaxListing is the most entries a directory's listing shows.
 	MaxListing = 500
+	// MaxImages and MaxImageBytes bound the images one prompt mentions:
+	// what one request carries (internal/agent), and well within a line
+	// of a session file once in base64.
+	MaxImages     = 20
+	MaxImageBytes = 12 << 20
 )
 
 // An Image is a picture a prompt mentions, for a model that reads images.
@@ -110,6 +115,13 @@ func Expand(text, dir string) (Expanded, error) {
 			}
 			if img != nil {
 				out.Images = append(out.Images, *img)
+				size := 0
+				for _, i := range out.Images {
+					size += len(i.Data)
+				}
+				if len(out.Images) > MaxImages || size > MaxImageBytes {
+					return Expanded{}, fmt.Errorf("@%s: a prompt takes at most %d images, %d MiB in all; mention fewer", name, MaxImages, MaxImageBytes>>20)
+				}
 				continue
 			}
 			attached = append(attached, a)

@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,6 +99,19 @@ func TestExpand(t *testing.T) {
 	}
 	if _, err := Expand("@huge.png", dir); err == nil || !strings.Contains(err.Error(), "the image is 5242881 bytes, more than the 5242880 (5 MiB) a model takes") {
 		t.Errorf("an image past 5 MiB: %v", err)
+	}
+
+	// Images past what one request carries, all told, are refused.
+	var many []string
+	for i := range 3 {
+		name := fmt.Sprintf("big%d.png", i)
+		if err := os.WriteFile(filepath.Join(dir, name), append([]byte(files["shot.png"]), make([]byte, 5<<20-len(files["shot.png"]))...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		many = append(many, "@"+name)
+	}
+	if _, err := Expand(strings.Join(many, " "), dir); err == nil || err.Error() != "@big2.png: a prompt takes at most 20 images, 12 MiB in all; mention fewer" {
+		t.Errorf("15 MiB of images: %v", err)
 	}
 
 	// A long file gives the whole lines that fit, and says how to read on.
