@@ -368,6 +368,8 @@ func (m *Model) event(e agent.Event) {
 		m.endStream()
 		m.print(styled(toolStyle, display.Clean(strings.Repeat(display.Nested, e.Depth)+display.Call(e.Call.Name, e.Call.Arguments))))
 		m.activity = "Running " + e.Call.Name
+	case agent.ToolProgress:
+		m.activity = "Running " + e.Call.Name + ": " + display.Clean(e.Text)
 	case agent.ToolResult:
 		st := toolStyle
 		if !e.Envelope.Success {
