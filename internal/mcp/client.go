@@ -79,7 +79,7 @@ func Start(servers map[string]config.MCPServer, env execute.Env, dir string, log
 			caps.RootsV2 = &sdk.RootCapabilities{}
 		}
 		srv.client = sdk.NewClient(&sdk.Implementation{Name: "ikigai", Version: buildinfo.Version}, &sdk.ClientOptions{
-			Logger:                 sdkLogger(srv.log),
+			Logger:                      sdkLogger(srv.log),
 			ToolListChangedHandler:      srv.toolsChanged,
 			ProgressNotificationHandler: srv.progress,
 			Capabilities:                caps,
