@@ -530,6 +530,11 @@ func (a *Agent) call(ctx context.Context, reg *registry.Registry, c Call, readOn
 		ctx, done = a.Around(ctx, c)
 		defer done()
 	}
+	if c.Emit != nil {
+		ctx = execute.WithProgress(ctx, func(msg string) {
+			c.Emit(Event{Kind: ToolProgress, Turn: turn, Call: call, Text: msg})
+		})
+	}
 	start := now()
 	r.env = reg.Call(ctx, call.Name, req.Args, timeout)
 	r.elapsed = now().Sub(start)
@@ -592,6 +597,9 @@ const (
 	HookRan
 	// ThinkingDelta: Event.Text is the next piece of the model's reasoning.
 	ThinkingDelta
+	// ToolProgress: Event.Call, running, reported its progress: Event.Text
+	// (an MCP server's progress notification).
+	ToolProgress
 )
 
 // Event is something that happened during a Run.

@@ -63,6 +63,8 @@ func (p *Progress) Event(e agent.Event) {
 			p.said(e.Turn) // a stop hook follows what the model said
 			fmt.Fprintln(p.w, Hook(e.Hook))
 		}
+	case agent.ToolProgress:
+		fmt.Fprintf(p.w, "  %s: %s\n", e.Call.Name, e.Text)
 	case agent.Retrying:
 		fmt.Fprintf(p.w, "%v; retrying in %v (attempt %d of %d)\n", e.Err, e.Wait.Round(100*time.Millisecond), e.Attempt, e.Attempts)
 	}

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -47,7 +48,15 @@ var pingTimeout = 2 * time.Second
 // next call of one of its tools.
 type Servers struct {
 	list []*server
+	// changed is set when a server's tools changed since Changed was
+	// last asked.
+	changed atomic.Bool
 }
+
+// Changed reports whether a server's tools changed since the last time
+// it was asked: the registry should be built again before the next
+// request to the model.
+func (s *Servers) Changed() bool { return s.changed.Swap(false) }
 
 // Start starts every server that is not disabled in the background, all
 // at once, a command with env's environment and its own env entries, in
@@ -63,7 +72,7 @@ func Start(servers map[string]config.MCPServer, env execute.Env, dir string, log
 		if servers[name].Disabled {
 			continue
 		}
-		srv := &server{name: name, cfg: servers[name], env: env, log: logger.With("mcp_server", name)}
+		srv := &server{name: name, cfg: servers[name], env: env, log: logger.With("mcp_server", name), changed: &s.changed}
 		// Roots are advertised only when there is a directory to offer,
 		// and never change during a run: no listChanged.
 		caps := &sdk.ClientCapabilities{}
@@ -71,9 +80,10 @@ func Start(servers map[string]config.MCPServer, env execute.Env, dir string, log
 			caps.RootsV2 = &sdk.RootCapabilities{}
 		}
 		srv.client = sdk.NewClient(&sdk.Implementation{Name: "ikigai", Version: buildinfo.Version}, &sdk.ClientOptions{
-			Logger:                 sdkLogger(srv.log),
-			ToolListChangedHandler: srv.toolsChanged,
-			Capabilities:           caps,
+			Logger:                      sdkLogger(srv.log),
+			ToolListChangedHandler:      srv.toolsChanged,
+			ProgressNotificationHandler: srv.progress,
+			Capabilities:                caps,
 		})
 		if dir != "" {
 			srv.client.AddRoots(&sdk.Root{URI: (&url.URL{Scheme: "file", Path: dir}).String(), Name: filepath.Base(dir)})
@@ -134,6 +144,12 @@ type server struct {
 	env    execute.Env
 	log    *slog.Logger
 	client *sdk.Client
+	// changed is the Servers' flag of changed tools.
+	changed *atomic.Bool
+	// reports are the progress reports of the calls under way, by their
+	// progress tokens.
+	reports sync.Map
+	tokens  atomic.Int64
 
 	mu     sync.Mutex
 	cur    *conn // nil before the first start and after close
@@ -218,6 +234,24 @@ func (s *server) tools(ctx context.Context) ([]registry.Tool, []registry.Failure
 	return tools, failed
 }
 
+// progress passes a progress notification on to the report of the call
+// whose token it carries, as "3/10 message".
+func (s *server) progress(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+	p := req.Params
+	report, ok := s.reports.Load(fmt.Sprint(p.ProgressToken))
+	if !ok {
+		return
+	}
+	msg := strconv.FormatFloat(p.Progress, 'f', -1, 64)
+	if p.Total > 0 {
+		msg += "/" + strconv.FormatFloat(p.Total, 'f', -1, 64)
+	}
+	if p.Message != "" {
+		msg += " " + p.Message
+	}
+	report.(func(string))(msg)
+}
+
 // offersResources reports whether the server is running and offers
 // resources.
 func (s *server) offersResources() bool {
@@ -239,8 +273,9 @@ func (s *server) offersResources() bool {
 	return init != nil && init.Capabilities != nil && init.Capabilities.Resources != nil
 }
 
-// toolsChanged lists the tools again when the server says they changed;
-// they reach the model at the next discovery.
+// toolsChanged lists the tools again when the server says they changed,
+// and flags the change: the host builds its registry again before its
+// next request to the model.
 func (s *server) toolsChanged(_ context.Context, req *sdk.ToolListChangedRequest) {
 	s.mu.Lock()
 	c := s.cur
@@ -264,6 +299,7 @@ func (s *server) toolsChanged(_ context.Context, req *sdk.ToolListChangedRequest
 		c.mu.Lock()
 		c.tools = tools
 		c.mu.Unlock()
+		s.changed.Store(true)
 		s.log.Debug("mcp server tools changed", "tools", len(tools))
 	}()
 }
@@ -563,7 +599,14 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage, timeout time.Durat
 		env.Stderr = c.stderr()
 		return env
 	}
-	res, err := c.session.CallTool(ctx, &sdk.CallToolParams{Name: t.remote, Arguments: args})
+	params := &sdk.CallToolParams{Name: t.remote, Arguments: args}
+	if report := execute.ProgressOf(ctx); report != nil {
+		token := fmt.Sprintf("ikigai-%d", t.srv.tokens.Add(1))
+		params.SetProgressToken(token)
+		t.srv.reports.Store(token, report)
+		defer t.srv.reports.Delete(token)
+	}
+	res, err := c.session.CallTool(ctx, params)
 	switch {
 	case err == nil:
 		return envelopeOf(t.name, t.srv.name, res)

@@ -86,7 +86,7 @@ func TestList(t *testing.T) {
 	}
 	want := []string{
 		ToolName("t", longTool), "mcp--t--big", "mcp--t--crash", ToolName("t", "dotted.name"), "mcp--t--echo", "mcp--t--env",
-		"mcp--t--fail", "mcp--t--hang", "mcp--t--huge", "mcp--t--lines", "mcp--t--process", "mcp--t--resources", "mcp--t--x--echo",
+		"mcp--t--fail", "mcp--t--grow", "mcp--t--hang", "mcp--t--huge", "mcp--t--lines", "mcp--t--process", "mcp--t--resources", "mcp--t--slow", "mcp--t--x--echo",
 		ResourceTool,
 	}
 	if diff := cmp.Diff(want, names); diff != "" {
@@ -569,5 +569,62 @@ func TestBanner(t *testing.T) {
 		if !strings.Contains(logged.String(), `level=WARN msg="mcp server printed a line that is not JSON-RPC before its first message; skipped" mcp_server=t line=`+line+"\n") {
 			t.Errorf("no warning of %q in\n%s", line, logged.String())
 		}
+	}
+}
+
+// A server whose tools change says so; the change is flagged once, and
+// the next listing has the new tool.
+func TestToolsChanged(t *testing.T) {
+	s := start(t, map[string]config.MCPServer{"t": testServer("", "")})
+	r := registryOf(t, s)
+	if s.Changed() {
+		t.Errorf("changed before any change")
+	}
+	grow, _ := r.Lookup("mcp--t--grow")
+	if env := grow.Runner.Run(t.Context(), json.RawMessage(`{}`), 0); !env.Success {
+		t.Fatalf("grow: %+v", env)
+	}
+	for deadline := time.Now().Add(time.Minute); !s.Changed(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("never flagged")
+		}
+	}
+	if s.Changed() {
+		t.Errorf("flagged twice")
+	}
+	if _, ok := registryOf(t, s).Lookup("mcp--t--grown"); !ok {
+		t.Errorf("the new tool is not listed")
+	}
+}
+
+// A call sends a progress token; the server's progress reaches the
+// report the call's context carries.
+func TestProgress(t *testing.T) {
+	r := registryOf(t, start(t, map[string]config.MCPServer{"t": testServer("", "")}))
+	slow, _ := r.Lookup("mcp--t--slow")
+	var mu sync.Mutex
+	var got []string
+	ctx, cancel := context.WithCancel(t.Context())
+	ctx = execute.WithProgress(ctx, func(msg string) {
+		mu.Lock()
+		got = append(got, msg)
+		mu.Unlock()
+	})
+	done := make(chan execute.Envelope)
+	go func() { done <- slow.Runner.Run(ctx, json.RawMessage(`{}`), 0) }()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n == 2 {
+			break
+		}
+	}
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff([]string{"1/2 steps done", "2/2 steps done"}, got); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
 	}
 }

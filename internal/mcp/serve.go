@@ -4,11 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"path"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,25 +45,105 @@ type Server struct {
 	mu    sync.Mutex // guards reg, names, and calls.Add against stop
 	reg   *registry.Registry
 	names []string
+
+	// only are the names and patterns of the tools to serve; nil: all.
+	only []string
+	// warned are the sessions told already of the tools that could not
+	// be served.
+	warned sync.Map
+}
+
+// ServeOptions are how NewServer serves.
+type ServeOptions struct {
+	// Tools are the names of the tools to serve, or patterns (path.Match:
+	// file_*); nil serves every tool.
+	Tools []string
 }
 
 // NewServer returns a server of reg's tools but those denied (the
 // configuration's deny list): a denied tool is neither listed nor run.
 // timeout gives each tool's time limit; log records every call.
-func NewServer(reg *registry.Registry, timeout func(name string) time.Duration, log *calllog.Log, denied rules.List) *Server {
-	s := &Server{
-		srv: sdk.NewServer(&sdk.Implementation{Name: "ikigai", Version: buildinfo.Version}, &sdk.ServerOptions{
-			Logger: sdkLogger(log.Logger()),
-			// Tools even before there are any: a server with no tool yet can
-			// gain some on refresh. No logging: nothing is sent through it.
-			Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
-		}),
-		timeout: timeout,
-		denied:  denied,
-		log:     log,
+func NewServer(reg *registry.Registry, timeout func(name string) time.Duration, log *calllog.Log, denied rules.List, opts ...ServeOptions) *Server {
+	s := &Server{timeout: timeout, denied: denied, log: log}
+	for _, o := range opts {
+		s.only = append(s.only, o.Tools...)
 	}
+	s.srv = sdk.NewServer(&sdk.Implementation{Name: "ikigai", Version: buildinfo.Version}, &sdk.ServerOptions{
+		Logger: sdkLogger(log.Logger()),
+		// Tools even before there are any: a server with no tool yet can
+		// gain some on refresh.
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Logging: &sdk.LoggingCapabilities{}},
+		Instructions: s.instructions(reg),
+	})
+	s.srv.AddReceivingMiddleware(s.warnOnLevel)
 	s.Replace(reg)
 	return s
+}
+
+// serves reports whether the tool called name is served: not denied,
+// and named by the --tools list if there is one.
+func (s *Server) serves(name string) bool {
+	if s.denied.Covers(name) {
+		return false
+	}
+	if s.only == nil {
+		return true
+	}
+	for _, p := range s.only {
+		if ok, _ := path.Match(p, name); ok || p == name {
+			return true
+		}
+	}
+	return false
+}
+
+// instructions tell the client what the server offers: each tool on a
+// line, with the first sentence of its description.
+func (s *Server) instructions(reg *registry.Registry) string {
+	var b strings.Builder
+	b.WriteString("ikigai's tools, run on this machine as its agent runs them:\n")
+	for _, t := range reg.Tools() {
+		if s.serves(t.Name) {
+			fmt.Fprintf(&b, "- %s: %s\n", t.Name, firstSentence(t.Schema.Description))
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// firstSentence is a description's first sentence, or its first line.
+func firstSentence(desc string) string {
+	desc = strings.TrimSpace(desc)
+	if i := strings.IndexByte(desc, '\n'); i >= 0 {
+		desc = desc[:i]
+	}
+	if i := strings.Index(desc, ". "); i >= 0 {
+		desc = desc[:i+1]
+	}
+	return desc
+}
+
+// warnOnLevel sends a client that sets a log level, once, a warning for
+// each tool that could not be served: before then, MCP sends no logs.
+func (s *Server) warnOnLevel(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		res, err := next(ctx, method, req)
+		ss, ok := req.GetSession().(*sdk.ServerSession)
+		if method != "logging/setLevel" || err != nil || !ok {
+			return res, err
+		}
+		if _, done := s.warned.LoadOrStore(ss, true); done {
+			return res, err
+		}
+		s.mu.Lock()
+		failed := s.reg.Failed()
+		s.mu.Unlock()
+		for _, f := range failed {
+			if s.serves(f.Name) {
+				ss.Log(ctx, &sdk.LoggingMessageParams{Level: "warning", Logger: "ikigai", Data: fmt.Sprintf("tool %s (%s) could not be served: %s", f.Name, f.Path, f.Reason)})
+			}
+		}
+		return res, err
+	}
 }
 
 // Run serves one client, reading its messages from r and writing to w
@@ -83,7 +169,7 @@ func (s *Server) Replace(reg *registry.Registry) {
 	s.reg = reg
 	var names []string
 	for _, t := range reg.Tools() {
-		if s.denied.Covers(t.Name) {
+		if !s.serves(t.Name) {
 			continue
 		}
 		names = append(names, t.Name)
@@ -103,7 +189,7 @@ func (s *Server) Replace(reg *registry.Registry) {
 
 // definition describes a tool to MCP clients.
 func definition(t registry.Tool) *sdk.Tool {
-	d := &sdk.Tool{Name: t.Name, Description: t.Schema.Description, InputSchema: t.Schema.Parameters}
+	d := &sdk.Tool{Name: t.Name, Description: t.Schema.Description, InputSchema: t.Schema.Parameters, OutputSchema: outputSchema(t)}
 	a := t.Schema.Annotations
 	if a != (registry.Annotations{}) {
 		d.Annotations = &sdk.ToolAnnotations{
@@ -115,6 +201,59 @@ func definition(t registry.Tool) *sdk.Tool {
 		}
 	}
 	return d
+}
+
+// outputSchema is the tool's "returns" when it describes an object, as
+// MCP's outputSchema must; nil otherwise.
+func outputSchema(t registry.Tool) any {
+	var doc struct {
+		Returns json.RawMessage `json:"returns"`
+	}
+	if json.Unmarshal(t.Schema.Document, &doc) != nil || len(doc.Returns) == 0 {
+		return nil
+	}
+	var r struct {
+		Type any `json:"type"`
+	}
+	if json.Unmarshal(doc.Returns, &r) != nil || r.Type != "object" {
+		return nil
+	}
+	return doc.Returns
+}
+
+// RunHTTP serves clients over streamable HTTP on ln until ctx ends; each
+// request must carry "Authorization: Bearer TOKEN". Calls still running
+// then are cancelled, and RunHTTP returns once they have ended.
+func (s *Server) RunHTTP(ctx context.Context, ln net.Listener, token string) error {
+	stop, cancel := context.WithCancel(context.Background())
+	s.stop = stop
+	mcpHandler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, nil)
+	want := []byte("Bearer " + token)
+	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="ikigai"`)
+			http.Error(w, "unauthorized: send Authorization: Bearer TOKEN (IKIGAI_MCP_TOKEN, or the one ikigai mcp serve printed)", http.StatusUnauthorized)
+			return
+		}
+		mcpHandler.ServeHTTP(w, r)
+	})}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	s.mu.Lock()
+	cancel()
+	s.mu.Unlock()
+	// The calls are cancelled; the clients' open streams are cut.
+	srv.Close()
+	s.calls.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
 }
 
 func (s *Server) handler(name string) sdk.ToolHandler {
@@ -144,7 +283,18 @@ func (s *Server) handler(name string) sdk.ToolHandler {
 			source = t.Source
 		}
 		s.log.Record(calllog.Call{Tool: name, Source: source, Args: args, Envelope: env, Elapsed: elapsed})
-		return callResult(env), nil
+		if env.Stderr != "" {
+			req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: "debug", Logger: name, Data: env.Stderr})
+		}
+		r := callResult(env)
+		// A client checks structured content against the outputSchema,
+		// which describes success: an error goes as text alone.
+		if r.IsError && req.Params != nil {
+			if t, ok := reg.Lookup(name); ok && outputSchema(t) != nil {
+				r.StructuredContent = nil
+			}
+		}
+		return r, nil
 	}
 }
 
@@ -262,3 +412,21 @@ func (l *lockedWriteCloser) Write(p []byte) (int, error) {
 }
 
 func (l *lockedWriteCloser) Close() error { return l.w.Close() }
+
+// ListenLoopback listens on addr, which must be a loopback address, for
+// RunHTTP, and returns the token clients must send: token if set, else a
+// new random one.
+func ListenLoopback(addr, token string) (net.Listener, string, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, "", fmt.Errorf("--http %s: %v", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil, "", fmt.Errorf("--http %s: serving is on loopback only (127.0.0.1, ::1 or localhost): the tools run as you", addr)
+	}
+	if token == "" {
+		token = rand.Text()
+	}
+	ln, err := net.Listen("tcp", addr)
+	return ln, token, err
+}

@@ -131,6 +131,19 @@ func serveTest(mode string) {
 			&sdk.ImageContent{Data: make([]byte, 6<<20), MIMEType: "image/png"})
 		return r, nil
 	})
+	raw("slow", func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			for i := 1; i <= 2; i++ {
+				req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: 2, Message: "steps done"})
+			}
+		}
+		<-ctx.Done() // until the client has seen the progress and cancels
+		return nil, ctx.Err()
+	})
+	raw("grow", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		raw("grown", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return result("new"), nil })
+		return result("grew"), nil
+	})
 	raw("dotted.name", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return result("dot"), nil
 	})

@@ -497,6 +497,8 @@ func (m *Model) event(e agent.Event) {
 		m.print(styled(toolStyle, display.Clean(strings.Repeat(display.Nested, e.Depth)+display.Call(e.Call.Name, e.Call.Arguments))))
 		m.activity = "Running " + e.Call.Name
 		m.lastCall = e.Call.Name + string(e.Call.Arguments)
+	case agent.ToolProgress:
+		m.activity = "Running " + e.Call.Name + ": " + display.Clean(e.Text)
 	case agent.ToolResult:
 		st := toolStyle
 		if !e.Envelope.Success {

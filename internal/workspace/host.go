@@ -106,8 +106,17 @@ func (h *Host) pickSettings(model string) pick.Settings {
 		IdleTimeout: cfg.StreamIdleTimeout, MaxResponseBytes: cfg.MaxResponseBytes}
 }
 
-// Tools returns the registry once discovery is done.
-func (h *Host) Tools(ctx context.Context) (*registry.Registry, error) { return h.tools.wait(ctx) }
+// Tools returns the registry once discovery is done; discovery runs
+// again first when an MCP server's tools changed since, so that the next
+// request offers them.
+func (h *Host) Tools(ctx context.Context) (*registry.Registry, error) {
+	if h.mcp != nil && h.mcp.Changed() {
+		h.tools.start(func() (*registry.Registry, error) {
+			return h.w.Discover(context.WithoutCancel(ctx), h.log, h.mcp), nil
+		})
+	}
+	return h.tools.wait(ctx)
+}
 
 // Refresh scans the tool directories and asks the MCP servers again (those
 // that failed to start are tried anew), and waits for the result.

@@ -5,8 +5,11 @@ package mcpcmd
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/ikigai-tools/ikigai/internal/app/command"
@@ -62,6 +65,10 @@ func NewCommand() *cli.Command {
 				"excepted), and serves them to the MCP client that started it until it disconnects.\n" +
 				"Each call runs like one of the agent's, with the tool's timeout, and is logged.\n" +
 				"SIGHUP finds the tools again and tells the client the list changed.",
+			Flags: []cli.Flag{
+				&cli.StringSliceFlag{Name: "tools", Usage: "serve only these tools: `NAMES`, comma-separated, or patterns such as file_*"},
+				&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `ADDR` (loopback only, such as 127.0.0.1:8931) instead of stdio; clients send Authorization: Bearer with IKIGAI_MCP_TOKEN, or the token printed on stderr"},
+			},
 			Action: serveMCP,
 		}},
 	}
@@ -69,7 +76,7 @@ func NewCommand() *cli.Command {
 
 func serveMCP(c *cli.Context) error {
 	if c.Args().Present() {
-		return command.Usage("usage: ikigai mcp serve")
+		return command.Usage("usage: ikigai mcp serve [--tools NAMES] [--http ADDR]")
 	}
 	w, err := command.Load(c)
 	if err != nil {
@@ -80,7 +87,28 @@ func serveMCP(c *cli.Context) error {
 	// The MCP servers of the configuration are not served: a client can
 	// start them itself, and a configuration naming ikigai mcp serve
 	// would start servers without end.
-	srv := mcp.NewServer(w.Discover(c.Context, log), w.Config.TimeoutFor, log, config.Rules(w.Config.Deny))
+	var only []string
+	for _, v := range c.StringSlice("tools") {
+		for _, n := range strings.Split(v, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				only = append(only, n)
+			}
+		}
+	}
+	var ln net.Listener
+	var token string
+	if addr := c.String("http"); addr != "" {
+		if ln, token, err = mcp.ListenLoopback(addr, os.Getenv("IKIGAI_MCP_TOKEN")); err != nil {
+			return err
+		}
+		defer ln.Close()
+		if os.Getenv("IKIGAI_MCP_TOKEN") == "" {
+			fmt.Fprintf(c.App.ErrWriter, "Serving MCP at http://%s/ ; clients send Authorization: Bearer %s\n", ln.Addr(), token)
+		} else {
+			fmt.Fprintf(c.App.ErrWriter, "Serving MCP at http://%s/ ; clients send Authorization: Bearer $IKIGAI_MCP_TOKEN\n", ln.Addr())
+		}
+	}
+	srv := mcp.NewServer(w.Discover(c.Context, log), w.Config.TimeoutFor, log, config.Rules(w.Config.Deny), mcp.ServeOptions{Tools: only})
 
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -97,7 +125,11 @@ func serveMCP(c *cli.Context) error {
 			}
 		}
 	}()
-	err = srv.Run(ctx, os.Stdin, os.Stdout)
+	if ln != nil {
+		err = srv.RunHTTP(ctx, ln, token)
+	} else {
+		err = srv.Run(ctx, os.Stdin, os.Stdout)
+	}
 	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 		return nil // a signal asked it to stop
 	}
