@@ -81,6 +81,9 @@ func newSession(t *testing.T, replies ...providertest.Reply) *session {
 		"IKIGAI_BASE_URL=" + s.srv.AnthropicURL(),
 		"ANTHROPIC_API_KEY=sk-ant-test",
 		"IKIGAI_SCHEMA_TIMEOUT_SECONDS=10",
+		// The model's text as it wrote it: what most tests check. The
+		// Markdown tests take this out.
+		"NO_COLOR=1",
 	}
 	return s
 }
@@ -430,7 +433,7 @@ func TestTerminalQueueEscTab(t *testing.T) {
 	tm := s.start("--yes")
 	tm.waitFor("/help for commands")
 	tm.typ("first\r")
-	tm.waitFor("Working…")
+	tm.waitFor("Ctrl-C to cancel")
 	tm.typ("second\r")
 	tm.waitFor("Queued: second")
 	tm.waitFor("First answer.\n\n> second\nSecond answer.")
@@ -764,11 +767,13 @@ func TestTerminalMarkdown(t *testing.T) {
 	for _, cols := range []int{80, 120} {
 		t.Run(fmt.Sprint(cols), func(t *testing.T) {
 			s := newSession(t, providertest.Reply{Text: answer})
+			s.env = slices.DeleteFunc(s.env, func(v string) bool { return v == "NO_COLOR=1" })
 			s.cols = cols
 			tm := s.start()
 			tm.waitFor("/help for commands")
 			tm.typ("Plan it\r")
 			tm.waitFor("The plan", "Some bold and", "• first item", "func main() {", "name", "a.go", "The end.")
+			tm.waitFor("ctx ") // the status line once the answer is done
 			screen := tm.history()
 			for _, raw := range []string{"**bold**", "# The plan", "```", "|------|"} {
 				if strings.Contains(screen, raw) {
