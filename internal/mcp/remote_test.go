@@ -126,6 +126,7 @@ func TestRemoteTransports(t *testing.T) {
 		// An SSE-only server answers the initialize POST with 405: the
 		// client falls back to SSE.
 		{"fallback", config.MCPServer{URL: rs.URL + "/sse", Headers: headers}, "|blue|no roots"},
+		{"fallback from http", config.MCPServer{Type: "http", URL: rs.URL + "/sse", Headers: headers}, "|blue|no roots"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := whoami(t, tc.cfg, ""); got != tc.want {
