@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"strings"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/ikigai-tools/ikigai/internal/app/command"
