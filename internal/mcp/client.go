@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 MCP's roots are deprecated from protocol 2026-07-28 but still what servers of the versions ikigai speaks ask for.
+
 package mcp
 
 import (
