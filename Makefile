@@ -1,6 +1,6 @@
 # ikigai: build, test, install.
 #
-#   make                      build bin/ikigai and libexec/ikigai/*-tool
+#   make                      build bin/ikigai, libexec/ikigai/*-tool and the Markdown helper
 #   make check                go vet, gofmt, staticcheck and every test of every module
 #   make install PREFIX=...   install (DESTDIR honoured); make uninstall reverses it
 #   make bench                benchmarks side by side with peer tools, into bench/RESULTS.md
@@ -48,7 +48,7 @@ all: build
 build:
 	@mkdir -p bin libexec/ikigai
 	$(BUILD) $(BUILDFLAGS) -o bin/ ./cmd/ikigai
-	$(BUILD) $(BUILDFLAGS) -o libexec/ikigai/ $(addprefix ./cmd/,$(TOOLS))
+	$(BUILD) $(BUILDFLAGS) -o libexec/ikigai/ $(addprefix ./cmd/,$(TOOLS)) ./cmd/ikigai-markdown
 
 check: vet test
 
@@ -71,7 +71,7 @@ test:
 install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/ikigai $(DESTDIR)$(SYSCONFDIR)/ikigai $(DESTDIR)$(DATADIR)/ikigai/skills
 	install -m 755 bin/ikigai $(DESTDIR)$(BINDIR)/ikigai
-	install -m 755 $(addprefix libexec/ikigai/,$(TOOLS)) $(DESTDIR)$(LIBEXECDIR)/ikigai/
+	install -m 755 $(addprefix libexec/ikigai/,$(TOOLS) ikigai-markdown) $(DESTDIR)$(LIBEXECDIR)/ikigai/
 	install -m 644 $(addprefix share/ikigai/skills/,$(SKILLS)) $(DESTDIR)$(DATADIR)/ikigai/skills/
 	@for f in $(TOOLSDK); do install -D -m 644 toolsdk/$$f $(DESTDIR)$(DATADIR)/ikigai/toolsdk/$$f || exit 1; done
 	@# An administrator's edited configuration is never overwritten.
@@ -79,7 +79,7 @@ install: build
 		install -m 644 etc/config.json $(DESTDIR)$(SYSCONFDIR)/ikigai/config.json
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/ikigai $(addprefix $(DESTDIR)$(LIBEXECDIR)/ikigai/,$(TOOLS))
+	rm -f $(DESTDIR)$(BINDIR)/ikigai $(addprefix $(DESTDIR)$(LIBEXECDIR)/ikigai/,$(TOOLS) ikigai-markdown)
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/ikigai/skills/,$(SKILLS))
 	rm -rf $(DESTDIR)$(DATADIR)/ikigai/toolsdk
 	@# The configuration goes only if nobody changed it.

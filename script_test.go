@@ -24,7 +24,7 @@ import (
 )
 
 // layout is a build tree made once per test run: bin/ikigai and
-// libexec/ikigai/*-tool, as make builds them.
+// libexec/ikigai/*-tool and the Markdown helper, as make builds them.
 var layout string
 
 // goEnv holds the Go build and module caches, which scripts that run go or
@@ -100,7 +100,7 @@ func build(dir string) error {
 		pkgs []string
 	}{
 		{filepath.Join(dir, "bin") + "/", []string{"./cmd/ikigai"}},
-		{filepath.Join(dir, "libexec", "ikigai") + "/", prefixAll("./", tools)},
+		{filepath.Join(dir, "libexec", "ikigai") + "/", prefixAll("./", append(tools, "cmd/ikigai-markdown"))},
 	} {
 		if err := os.MkdirAll(b.out, 0o755); err != nil {
 			return err
@@ -318,14 +318,14 @@ func tree(ts *testscript.TestScript, neg bool, args []string) {
 // fakeServers holds each script's fake model API.
 var fakeServers sync.Map // *testscript.TestScript -> *providertest.Server
 
-// fakeprovider start anthropic|openai TRANSCRIPT starts a fake model API
+// fakeprovider start anthropic|openai|google|all TRANSCRIPT starts a fake model API
 // answering from the transcript file and points ikigai at it through the
 // environment; it stops when the script ends.
 // fakeprovider requests FILE writes the requests it got, as JSON.
 // fakeprovider done fails unless every reply of the transcript was used.
 func fakeProvider(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
-		ts.Fatalf("usage: fakeprovider start anthropic|openai TRANSCRIPT | requests FILE | done")
+		ts.Fatalf("usage: fakeprovider start anthropic|openai|google|all TRANSCRIPT | requests FILE | done")
 	}
 	server := func() *providertest.Server {
 		srv, ok := fakeServers.Load(ts)
@@ -348,6 +348,19 @@ func fakeProvider(ts *testscript.TestScript, neg bool, args []string) {
 		case "openai":
 			ts.Setenv("IKIGAI_BASE_URL", srv.OpenAIURL())
 			ts.Setenv("OPENAI_API_KEY", "sk-test")
+		case "google":
+			ts.Setenv("IKIGAI_BASE_URL", srv.GeminiURL())
+			ts.Setenv("GEMINI_API_KEY", "gemini-test")
+		case "all":
+			// Every vendor's API at once, each at its own variable, for a
+			// conversation that moves between them with /model.
+			ts.Setenv("ANTHROPIC_BASE_URL", srv.AnthropicURL())
+			ts.Setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+			ts.Setenv("OPENAI_BASE_URL", srv.OpenAIURL())
+			ts.Setenv("OPENAI_API_KEY", "sk-test")
+			ts.Setenv("GOOGLE_GEMINI_BASE_URL", srv.GeminiURL())
+			ts.Setenv("GEMINI_API_KEY", "gemini-test")
+			return
 		default:
 			ts.Fatalf("fakeprovider: unknown provider %q", args[1])
 		}
@@ -359,7 +372,7 @@ func fakeProvider(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("fakeprovider: %d replies of the transcript were not used", n)
 		}
 	default:
-		ts.Fatalf("usage: fakeprovider start anthropic|openai TRANSCRIPT | requests FILE | done")
+		ts.Fatalf("usage: fakeprovider start anthropic|openai|google|all TRANSCRIPT | requests FILE | done")
 	}
 }
 

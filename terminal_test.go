@@ -309,6 +309,22 @@ func processes(pattern string) []string {
 	return found
 }
 
+// gone fails the test unless no process whose command line holds pattern
+// is left within a second: one killed may take a moment to go.
+func gone(t *testing.T, pattern string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Second); ; time.Sleep(20 * time.Millisecond) {
+		p := processes(pattern)
+		if len(p) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("left running: %v", p)
+			return
+		}
+	}
+}
+
 func toolCall(id, name string, args any) providertest.Call {
 	data, _ := json.Marshal(args)
 	return providertest.Call{ID: id, Name: name, Arguments: data}
@@ -328,7 +344,7 @@ func TestTerminalPromptAndApproval(t *testing.T) {
 	tm.typ("Put a greeting in greeting.txt\r")
 	tm.waitFor("> Put a greeting in greeting.txt", "I will write the greeting.",
 		`→ file_write: content="Hello\nWorld\n" file_path="greeting.txt"`,
-		"→ file_write: greeting.txt\n+ Hello\n+ World\nAllow this call? y yes · n no · a always, for this session")
+		"→ file_write: greeting.txt (a new file)\n@@ -0,0 +1,2 @@\n+ 1 │ Hello\n+ 2 │ World\nAllow this call? y yes · n no · a always, for this session")
 	if _, err := os.Stat(filepath.Join(s.dir, "greeting.txt")); err == nil {
 		t.Fatal("the file was written before the call was approved")
 	}
@@ -379,6 +395,7 @@ func TestTerminalToolCommands(t *testing.T) {
 	tools := filepath.Join(s.home, ".ikigai", "tools")
 	s.file(filepath.Join(tools, "hang-tool"), "#!/bin/sh\nexec sleep 312\n", 0o755)
 	s.env = append(s.env, "IKIGAI_SCHEMA_TIMEOUT_SECONDS=2")
+	s.cols = 160 // the list of commands on one line
 	tm := s.start()
 	tm.waitFor("Debug: tool 'hang' schema failed (timeout)")
 	tm.typ("/tool\r")
@@ -390,11 +407,48 @@ func TestTerminalToolCommands(t *testing.T) {
 	tm.typ("/tool lines\r")
 	tm.waitFor("Tool: lines\nPath: " + filepath.Join(tools, "lines-tool") + "\nSchema:\n{\n  \"name\": \"lines\",")
 	tm.typ("/nosuch\r")
-	tm.waitFor("Unknown command: /nosuch\nCommands: /help /tool /refresh /model /clear /context /compact /skills /load /stats /jobs /exit")
+	tm.waitFor("Unknown command: /nosuch\nCommands: /help /tool /refresh /model", "/diff /exit")
 	tm.typ("\x04")
 	tm.exit()
 	if p := processes("sleep 312"); len(p) > 0 {
 		t.Errorf("left running: %v", p)
+	}
+}
+
+// Enter while the model works queues the line and sends it after; Esc
+// cancels a running tool and leaves nothing running; Tab completes a
+// command and an @path.
+func TestTerminalQueueEscTab(t *testing.T) {
+	s := newSession(t,
+		providertest.Reply{Text: "First answer.", DelayMS: 1500},
+		providertest.Reply{Text: "Second answer."},
+		providertest.Reply{ToolCalls: []providertest.Call{
+			toolCall("toolu_1", "bash", map[string]string{"command": "echo started > mark; sleep 313"}),
+		}},
+	)
+	s.file(filepath.Join(s.dir, "README.md"), "# read me\n", 0o644)
+	tm := s.start("--yes")
+	tm.waitFor("/help for commands")
+	tm.typ("first\r")
+	tm.waitFor("Working…")
+	tm.typ("second\r")
+	tm.waitFor("Queued: second")
+	tm.waitFor("First answer.\n\n> second\nSecond answer.")
+
+	tm.typ("wait\r")
+	waitFile(t, filepath.Join(s.dir, "mark"))
+	tm.waitFor("Running bash…")
+	tm.typ("\x1b")
+	tm.waitFor("← bash: TOOL_CANCELLED", "Cancelled.")
+	gone(t, "sleep 313")
+
+	tm.typ("/to\t")
+	tm.waitFor("> /tool")
+	tm.typ("\x03@READ\t")
+	tm.waitFor("> @README.md")
+	tm.typ("\x03\x04")
+	if code := tm.exit(); code != 0 {
+		t.Errorf("exit code %d", code)
 	}
 }
 
@@ -462,7 +516,7 @@ func (tm *terminal) waitHistory(want ...string) {
 		status := got[len(got)-1]
 		got = got[:len(got)-1]
 		diff := cmp.Diff(want, got)
-		if diff == "" && strings.HasSuffix(status, " · /help for commands") {
+		if diff == "" && strings.HasPrefix(status, "claude-") { // the status line, not the busy line
 			return
 		}
 		if time.Now().After(deadline) {
@@ -580,9 +634,10 @@ func TestTerminalTallQuestion(t *testing.T) {
 	tm := s.start()
 	tm.waitFor("/help for commands")
 	tm.typ("Run it\r")
-	tm.waitFor(`    echo payload \u202eevil\x1b[2J\x00` + "\nThe call above is 62 lines long: scroll back to see all of it.\n" +
+	tm.waitFor(`    echo payload \u202eevil\x1b[2J\x00` + "\nThe call above is 61 lines long: scroll back to see all of it.\n" +
 		"Allow this call? y yes · n no · a always, for this session")
-	if h := tm.history(); !strings.Contains(h, "→ bash:\n  command: echo harmless\n"+strings.Repeat("\n", 59)+`    echo payload`) {
+	// The call's line names the tool; the question does not say it again.
+	if h := tm.history(); !strings.Contains(h, "\n  command: echo harmless\n"+strings.Repeat("\n", 59)+`    echo payload`) || strings.Contains(h, "→ bash:\n") {
 		t.Errorf("the scrollback does not hold the whole call:\n%s", h)
 	}
 	tm.typ("n")
@@ -598,5 +653,130 @@ func TestTerminalTallQuestion(t *testing.T) {
 	tm.typ("\x04")
 	if code := tm.exit(); code != 0 {
 		t.Errorf("exit code %d", code)
+	}
+}
+
+// A file_edit is asked about as the diff it would make to the file, with
+// line numbers; "t" refuses it with a reason the model gets.
+func TestTerminalDiffApproval(t *testing.T) {
+	s := newSession(t,
+		providertest.Reply{ToolCalls: []providertest.Call{
+			toolCall("toolu_1", "file_edit", map[string]string{"file_path": "notes.txt", "old_string": "five", "new_string": "FIVE"}),
+		}},
+		providertest.Reply{Text: "I will leave it."},
+	)
+	s.file(filepath.Join(s.dir, "notes.txt"), "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\n", 0o644)
+	tm := s.start()
+	tm.waitFor("/help for commands")
+	tm.typ("Shout five\r")
+	tm.waitFor("→ file_edit: notes.txt\n@@ -2,7 +2,7 @@\n  2 │ two\n  3 │ three\n  4 │ four\n- 5 │ five\n+ 5 │ FIVE\n  6 │ six\n  7 │ seven\n  8 │ eight\n" +
+		"Allow this call? y yes · n no · a always, for this session · t no, and tell the model why")
+	tm.typ("t")
+	tm.waitFor("Tell the model why")
+	tm.typ("numbers stay lower case\r")
+	tm.waitFor("← file_edit: TOOL_DENIED", "I will leave it.")
+	reqs := s.srv.Requests()
+	if body := string(reqs[len(reqs)-1].Body); !strings.Contains(body, "the user refused this call and says: numbers stay lower case") {
+		t.Errorf("the model was not told why: %s", body)
+	}
+	if data, _ := os.ReadFile(filepath.Join(s.dir, "notes.txt")); strings.Contains(string(data), "FIVE") {
+		t.Error("the refused edit was made")
+	}
+	tm.typ("\x04")
+	if code := tm.exit(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+}
+
+// /rewind restores files a turn changed, through bash and through
+// file_edit alike, takes the conversation back, and puts the turn's
+// prompt back at the prompt; /diff shows the changes first.
+func TestTerminalRewind(t *testing.T) {
+	s := newSession(t,
+		providertest.Reply{ToolCalls: []providertest.Call{
+			toolCall("toolu_1", "bash", map[string]string{"command": "echo more >> a.txt"}),
+			toolCall("toolu_2", "file_edit", map[string]string{"file_path": "b.txt", "old_string": "beta", "new_string": "BETA"}),
+		}},
+		providertest.Reply{Text: "Both changed."},
+	)
+	s.file(filepath.Join(s.dir, "a.txt"), "alpha\n", 0o644)
+	s.file(filepath.Join(s.dir, "b.txt"), "beta\n", 0o644)
+	tm := s.start("--yes")
+	tm.waitFor("/help for commands")
+	tm.typ("Change both files\r")
+	tm.waitFor("Both changed.\n> Ask anything") // the turn is over: its files are recorded
+	tm.typ("/diff\r")
+	tm.waitFor("+more\n", "-beta\n+BETA\n")
+	tm.typ("/rewind 1\r")
+	tm.waitFor("Files restored to before turn 1 (2 changed: a.txt, b.txt).\n" +
+		"The conversation is back to before turn 1; its prompt is back at the prompt.\n> Change both files")
+	for name, want := range map[string]string{"a.txt": "alpha\n", "b.txt": "beta\n"} {
+		if data, err := os.ReadFile(filepath.Join(s.dir, name)); err != nil || string(data) != want {
+			t.Errorf("%s: %q, %v", name, data, err)
+		}
+	}
+	tm.typ("\x03\x04") // clear the prompt, then quit
+	if code := tm.exit(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+}
+
+// Esc twice on an empty prompt opens the turns to rewind to: Enter takes
+// one, f its files.
+func TestTerminalRewindPicker(t *testing.T) {
+	s := newSession(t,
+		providertest.Reply{ToolCalls: []providertest.Call{toolCall("toolu_1", "bash", map[string]string{"command": "echo more >> a.txt"})}},
+		providertest.Reply{Text: "Changed."},
+		providertest.Reply{Text: "Just talk."},
+	)
+	s.file(filepath.Join(s.dir, "a.txt"), "alpha\n", 0o644)
+	tm := s.start("--yes")
+	tm.waitFor("/help for commands")
+	tm.typ("Change the file\r")
+	tm.waitFor("Changed.\n> Ask anything")
+	tm.typ("Say something\r")
+	tm.waitFor("Just talk.\n> Ask anything")
+	tm.typ("\x1b")
+	tm.waitFor("Press Esc again to rewind to an earlier turn.")
+	tm.typ("\x1b")
+	tm.waitFor("  1  Change the file  (changed files)\n> 2  Say something\nRewind: Up and Down choose a turn, Enter takes it, Esc leaves")
+	tm.typ("\x1b[A") // Up
+	tm.waitFor("> 1  Change the file  (changed files)\n  2  Say something")
+	tm.typ("\r")
+	tm.waitFor("Rewind to before turn 1? b files and conversation · f files only · c conversation only · Esc back")
+	tm.typ("f")
+	tm.waitFor("> /rewind 1 files\nFiles restored to before turn 1 (1 changed: a.txt).")
+	if data, err := os.ReadFile(filepath.Join(s.dir, "a.txt")); err != nil || string(data) != "alpha\n" {
+		t.Errorf("a.txt: %q, %v", data, err)
+	}
+	tm.typ("\x04")
+	if code := tm.exit(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+}
+
+// An answer streams in as Markdown, each block rendered once it is whole:
+// a heading, emphasis, a list, a code block and a table, at 80 and 120
+// columns; nothing of the Markdown's own marks is left, and the text of
+// each block is there.
+func TestTerminalMarkdown(t *testing.T) {
+	answer := "# The plan\n\nSome **bold** and `code` words.\n\n- first item\n- second item\n\n```go\nfunc main() {\n\tprintln(\"hi\")\n}\n```\n\n| name | size |\n|------|------|\n| a.go | 12 |\n\nThe end."
+	for _, cols := range []int{80, 120} {
+		t.Run(fmt.Sprint(cols), func(t *testing.T) {
+			s := newSession(t, providertest.Reply{Text: answer})
+			s.cols = cols
+			tm := s.start()
+			tm.waitFor("/help for commands")
+			tm.typ("Plan it\r")
+			tm.waitFor("The plan", "Some bold and", "• first item", "func main() {", "name", "a.go", "The end.")
+			screen := tm.history()
+			for _, raw := range []string{"**bold**", "# The plan", "```", "|------|"} {
+				if strings.Contains(screen, raw) {
+					t.Errorf("%q is shown as written:\n%s", raw, screen)
+				}
+			}
+			tm.typ("\x04")
+			tm.exit()
+		})
 	}
 }

@@ -58,11 +58,18 @@ func main() { tool.Main() }
 func readImage(f io.ReaderAt, size int64, path, t string) (result, error) {
 	if size > files.MaxImage {
 		return result{}, &toolsdk.Error{Code: files.CodeFileTooLarge, Op: op, Path: path,
-			Reason: fmt.Sprintf("the image is %.1f MiB, more than the %d MiB a model takes", float64(size)/(1<<20), files.MaxImage>>20)}
+			Reason: fmt.Sprintf("the image is %d bytes, more than the %d (%d MiB) a model takes", size, files.MaxImage, files.MaxImage>>20)}
 	}
 	data := make([]byte, size)
 	if _, err := f.ReadAt(data, 0); err != nil && err != io.EOF {
 		return result{}, files.Error(files.CodeReadFailed, op, path, err)
+	}
+	if why := files.CheckImage(data); why != "" {
+		code := files.CodeFileTooLarge // a side of too many pixels
+		if _, _, ok := files.ImageSize(data); !ok {
+			code = files.CodeBinaryFile
+		}
+		return result{}, &toolsdk.Error{Code: code, Op: op, Path: path, Reason: why}
 	}
 	return result{Output: fmt.Sprintf("An image (%s, %d bytes): the model sees it.", t, size), Images: []image{{MediaType: t, Data: data}}}, nil
 }

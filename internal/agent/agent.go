@@ -32,6 +32,9 @@ type Agent struct {
 	Model     string
 	System    string // the system prompt
 	MaxTokens int    // 0 for the provider's default
+	// Reasoning is how much the model thinks; the model's default when
+	// empty. It may be changed between runs (/reasoning).
+	Reasoning provider.Reasoning
 	// MaxToolTurns is how many model answers with tool calls one Run
 	// allows; 0 means DefaultMaxToolTurns.
 	MaxToolTurns int
@@ -112,6 +115,10 @@ type Conversation struct {
 	reported   int // the tokens the last response reported for the messages
 	reportedAt int // how many messages they covered
 
+	// noImages says why the model of that name took no images in this
+	// conversation, for the agents of its later turns.
+	noImages map[string]string
+
 	mu      sync.Mutex
 	enabled map[string]bool // deferred tools offered from now on
 }
@@ -160,6 +167,15 @@ func (c *Conversation) cut(n int) {
 	if c.OnCut != nil {
 		c.OnCut(n)
 	}
+}
+
+// Cut takes the messages after the first n out of the conversation, as
+// rewinding it to an earlier turn does, between runs.
+func (c *Conversation) Cut(n int) {
+	if c.reportedAt > n {
+		c.reported, c.reportedAt = 0, 0 // the report covered messages now gone
+	}
+	c.cut(n)
 }
 
 // Add appends a message the user brings to the conversation (a loaded
@@ -274,6 +290,7 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, prompt string, imag
 			compacted = true
 		}
 		var resp *provider.Response
+		droppedImages := false
 		for {
 			req := provider.Request{
 				Model:     a.Model,
@@ -281,12 +298,15 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, prompt string, imag
 				Messages:  a.messages(conv),
 				Tools:     tools,
 				MaxTokens: a.MaxTokens,
+				Reasoning: a.Reasoning,
 			}
 			emit(Event{Kind: RequestSent, Turn: turn, Tools: len(req.Tools)})
 			resp, err = a.Provider.Stream(ctx, req, func(e provider.Event) {
 				switch e.Kind {
 				case provider.TextDelta:
 					emit(Event{Kind: TextDelta, Turn: turn, Text: e.Text})
+				case provider.ThinkingDelta:
+					emit(Event{Kind: ThinkingDelta, Turn: turn, Text: e.Text})
 				case provider.Retrying:
 					emit(Event{Kind: Retrying, Turn: turn, Err: e.Err, Wait: e.Wait, Attempt: e.Attempt, Attempts: e.Attempts})
 				}
@@ -304,12 +324,25 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, prompt string, imag
 				continue
 			case a.NoImages == "" && imagesRefused(err, req.Messages):
 				a.NoImages = "the model refused images (" + err.Error() + ")"
+				droppedImages = true
 				continue
 			}
 			break
 		}
 		if err != nil {
+			if droppedImages {
+				// Refused without them too: the images were not why.
+				a.NoImages = ""
+			}
 			return out, err
+		}
+		if droppedImages {
+			// Each turn has an agent of its own: the conversation
+			// remembers, so that no later turn is refused again.
+			if conv.noImages == nil {
+				conv.noImages = map[string]string{}
+			}
+			conv.noImages[a.Model] = a.NoImages
 		}
 		conv.append(resp.Message)
 		conv.report(resp.Usage, extra)
@@ -347,12 +380,15 @@ func (a *Agent) Run(ctx context.Context, conv *Conversation, prompt string, imag
 }
 
 // messages returns the conversation's messages as the model gets them:
-// with its images, or a line of text for each where it takes none.
+// with its newest images, or a line of text for each where it takes none.
 func (a *Agent) messages(conv *Conversation) []provider.Message {
+	if a.NoImages == "" && conv.noImages[a.Model] != "" {
+		a.NoImages = conv.noImages[a.Model]
+	}
 	if a.NoImages != "" {
 		return provider.WithoutImages(conv.Messages, a.NoImages)
 	}
-	return conv.Messages
+	return newestImages(conv.Messages)
 }
 
 // offered returns the tools the model may call: the registry's, less those
@@ -559,6 +595,8 @@ const (
 	Compacted
 	// HookRan: a hook ran (Event.Hook): what it decided, or how it failed.
 	HookRan
+	// ThinkingDelta: Event.Text is the next piece of the model's reasoning.
+	ThinkingDelta
 	// ToolProgress: Event.Call, running, reported its progress: Event.Text
 	// (an MCP server's progress notification).
 	ToolProgress

@@ -124,9 +124,9 @@ func TestRunRecordsEveryMessage(t *testing.T) {
 func TestRunRefusesAndReports(t *testing.T) {
 	reg := tools(t, map[string]string{"echo": echoTool, "write": writeTool})
 	var asked []approval.Request
-	policy := &approval.Policy{Mode: approval.Ask, Asker: approval.AskerFunc(func(_ context.Context, r approval.Request) (bool, error) {
+	policy := &approval.Policy{Mode: approval.Ask, Asker: approval.AskerFunc(func(_ context.Context, r approval.Request) (approval.Answer, error) {
 		asked = append(asked, r)
-		return false, nil
+		return approval.Answer{}, nil
 	})}
 	f := newFixture(t, providertest.Transcript{Replies: calls(
 		call("unknown", "nope", `{}`),
@@ -166,11 +166,11 @@ func TestRunTimesTheToolNotTheQuestion(t *testing.T) {
 		return now
 	}
 	answer := func(yes bool) approval.Asker {
-		return approval.AskerFunc(func(context.Context, approval.Request) (bool, error) {
+		return approval.AskerFunc(func(context.Context, approval.Request) (approval.Answer, error) {
 			mu.Lock()
 			now = now.Add(time.Hour)
 			mu.Unlock()
-			return yes, nil
+			return approval.Answer{Yes: yes}, nil
 		})
 	}
 	for _, yes := range []bool{true, false} {
@@ -194,12 +194,12 @@ func TestRunCancelledAtTheQuestion(t *testing.T) {
 	for _, askerErr := range []bool{true, false} {
 		reg := tools(t, map[string]string{"write": writeTool})
 		ctx, cancel := context.WithCancel(context.Background())
-		policy := &approval.Policy{Mode: approval.Ask, Asker: approval.AskerFunc(func(ctx context.Context, r approval.Request) (bool, error) {
+		policy := &approval.Policy{Mode: approval.Ask, Asker: approval.AskerFunc(func(ctx context.Context, r approval.Request) (approval.Answer, error) {
 			cancel()
 			if askerErr {
-				return false, ctx.Err()
+				return approval.Answer{}, ctx.Err()
 			}
-			return false, nil
+			return approval.Answer{}, nil
 		})}
 		f := newFixture(t, providertest.Transcript{Replies: calls(call("w", "write", `{"path":"x"}`))}, reg, policy)
 		conv := &agent.Conversation{}

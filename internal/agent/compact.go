@@ -292,8 +292,11 @@ func promptTooLong(err error) bool {
 	if !errors.As(err, &pe) || pe.Kind != provider.BadRequest {
 		return false
 	}
-	msg := strings.ToLower(pe.Message)
-	for _, s := range []string{"prompt is too long", "context_length_exceeded", "maximum context length", "context length", "too many tokens", "context window"} {
+	msg := strings.ToLower(pe.Message + " " + pe.Type)
+	for _, s := range []string{"prompt is too long", "context_length_exceeded", "maximum context length", "context length", "too many tokens", "context window",
+		"available context size", "exceed_context_size", // llama.cpp
+		"maximum number of tokens", // Gemini
+	} {
 		if strings.Contains(msg, s) {
 			return true
 		}

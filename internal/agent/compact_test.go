@@ -71,9 +71,11 @@ func TestTranscript(t *testing.T) {
 		text(provider.User, "fix the build"),
 		{Role: provider.Assistant, Parts: []provider.Part{provider.Text("Looking."), provider.ToolCall{ID: "1", Name: "bash", Arguments: json.RawMessage(`{"command": "go build"}`)}}},
 		result("1", strings.Repeat("é", 3000)),
+		{Role: provider.User, Parts: []provider.Part{provider.Text("and this"), provider.Image{Name: "shot.png", MediaType: "image/png", Data: []byte("x")}}},
+		{Role: provider.User, Parts: []provider.Part{provider.ToolResult{CallID: "2", Content: "{}", Images: []provider.Image{{MediaType: "image/gif", Data: []byte("x")}}}}},
 	}
 	got := transcript(msgs, 1<<20)
-	for _, want := range []string{"<conversation>\nUser: " + SummaryPrefix + "earlier", "User: fix the build", "Assistant: Looking.",
+	for _, want := range []string{"User attached an image: shot.png", "The result carried an image: image/gif", "<conversation>\nUser: " + SummaryPrefix + "earlier", "User: fix the build", "Assistant: Looking.",
 		`Assistant called bash: {"command":"go build"}`, "[... 3952 bytes ...]"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("transcript lacks %q:\n%s", want, got)
@@ -200,5 +202,58 @@ func TestCompactOnPromptTooLong(t *testing.T) {
 	}
 	if got := conv.Messages[len(conv.Messages)-1].Text(); got != "two" {
 		t.Errorf("the answer after the retry: %q", got)
+	}
+}
+
+// A compacted image is not sent in the summary request (its transcript
+// names it), and is gone from the conversation after it.
+func TestCompactWithImages(t *testing.T) {
+	png := provider.Image{Name: "shot.png", MediaType: "image/png", Data: []byte("\x89PNG\r\n\x1a\n")}
+	a, srv, _ := compactAgent(t, providertest.Transcript{Replies: []providertest.Reply{
+		{Text: "a red dot"},
+		{Text: "second answer"},
+		{Text: "Goal: look at a picture."}, // the summary
+		{Text: "third answer"},
+	}}, 3000)
+	conv := &Conversation{}
+	for _, p := range []string{"look", strings.Repeat("word ", 1200), strings.Repeat("word ", 1200)} {
+		var images []provider.Image
+		if p == "look" {
+			images = append(images, png)
+		}
+		if _, err := a.Run(context.Background(), conv, p, images...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 4", len(reqs))
+	}
+	for i, want := range []int{1, 1, 0, 0} {
+		if got := strings.Count(string(reqs[i].Body), `"type":"image"`); got != want {
+			t.Errorf("request %d holds %d images, want %d", i+1, got, want)
+		}
+	}
+}
+
+// What each API says when a request does not fit: one compaction and a
+// retry follow.
+func TestPromptTooLong(t *testing.T) {
+	for _, tc := range []struct {
+		message, typ string
+		want         bool
+	}{
+		{"prompt is too long: 250000 tokens > 200000 maximum", "invalid_request_error", true},
+		{"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.", "context_length_exceeded", true},
+		{"the request exceeds the available context size, try increasing it", "exceed_context_size_error", true},
+		{"request (9100 tokens) exceeds the available context size (8192 tokens), try increasing it", "invalid_request_error", true},
+		{"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", "INVALID_ARGUMENT", true},
+		{"tools.0.input_schema: JSON schema is invalid", "invalid_request_error", false},
+		{"Could not process image", "invalid_request_error", false},
+	} {
+		err := &provider.Error{Kind: provider.BadRequest, Status: 400, Message: tc.message, Type: tc.typ}
+		if got := promptTooLong(err); got != tc.want {
+			t.Errorf("promptTooLong(%q) = %v, want %v", tc.message, got, tc.want)
+		}
 	}
 }

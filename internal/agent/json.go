@@ -28,7 +28,7 @@ type Reporter interface {
 }
 
 // JSONEvents writes a run as one JSON object per line, the --json output
-// of ikigai -p: start, request, text, retry, response, tool_call,
+// of ikigai -p: start, request, thinking, text, retry, response, tool_call,
 // tool_result, hook, turn_limit, and final or error. A sub-agent's
 // tool_call and tool_result carry its id (agent) and the id of the call it
 // runs under (parent). It is a public format:
@@ -80,10 +80,11 @@ type jsonUsage struct {
 	OutputTokens     int `json:"output_tokens"`
 	CacheReadTokens  int `json:"cache_read_tokens,omitempty"`
 	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
+	ThinkingTokens   int `json:"thinking_tokens,omitempty"`
 }
 
 func usage(u provider.Usage) *jsonUsage {
-	return &jsonUsage{u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens}
+	return &jsonUsage{u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.ThinkingTokens}
 }
 
 func (j *JSONEvents) print(e jsonEvent) {
@@ -108,6 +109,8 @@ func (j *JSONEvents) Event(e Event) {
 		j.print(jsonEvent{Type: "request", Turn: e.Turn, Tools: &e.Tools})
 	case TextDelta:
 		j.print(jsonEvent{Type: "text", Turn: e.Turn, Text: &e.Text})
+	case ThinkingDelta:
+		j.print(jsonEvent{Type: "thinking", Turn: e.Turn, Text: &e.Text})
 	case Retrying:
 		wait := e.Wait.Milliseconds()
 		j.print(jsonEvent{Type: "retry", Turn: e.Turn, Error: e.Err.Error(), WaitMS: &wait})

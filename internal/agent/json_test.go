@@ -20,10 +20,11 @@ func TestJSONEvents(t *testing.T) {
 	call := provider.ToolCall{ID: "c1", Name: "bash", Arguments: json.RawMessage(`{ "command" : "ls" }`)}
 	j.Start("anthropic", "m1")
 	j.Event(Event{Kind: RequestSent, Turn: 1, Tools: 6})
+	j.Event(Event{Kind: ThinkingDelta, Turn: 1, Text: "A greeting."})
 	j.Event(Event{Kind: TextDelta, Turn: 1, Text: "Hi"})
 	j.Event(Event{Kind: Retrying, Turn: 1, Err: errors.New("overloaded"), Wait: 1500 * time.Millisecond})
 	cost := 0.25
-	j.Event(Event{Kind: ResponseDone, Turn: 1, StopReason: provider.ToolUse, Usage: provider.Usage{InputTokens: 10, OutputTokens: 2, CacheReadTokens: 4},
+	j.Event(Event{Kind: ResponseDone, Turn: 1, StopReason: provider.ToolUse, Usage: provider.Usage{InputTokens: 10, OutputTokens: 2, CacheReadTokens: 4, ThinkingTokens: 1},
 		Context: Context{Tokens: 1200, Window: 200000}, Cost: &cost})
 	j.Event(Event{Kind: Compacted, Turn: 1, Text: "the context is nearly full", Compaction: &Compaction{Before: 180000, After: 20000}})
 	j.Event(Event{Kind: ToolCall, Turn: 1, Call: call})
@@ -42,9 +43,10 @@ func TestJSONEvents(t *testing.T) {
 	want := []string{
 		`{"type":"start","provider":"anthropic","model":"m1"}`,
 		`{"type":"request","turn":1,"tools":6}`,
+		`{"type":"thinking","turn":1,"text":"A greeting."}`,
 		`{"type":"text","turn":1,"text":"Hi"}`,
 		`{"type":"retry","turn":1,"error":"overloaded","wait_ms":1500}`,
-		`{"type":"response","turn":1,"stop_reason":"tool_use","usage":{"input_tokens":10,"output_tokens":2,"cache_read_tokens":4},"context":{"tokens":1200,"window":200000},"cost_usd":0.25}`,
+		`{"type":"response","turn":1,"stop_reason":"tool_use","usage":{"input_tokens":10,"output_tokens":2,"cache_read_tokens":4,"thinking_tokens":1},"context":{"tokens":1200,"window":200000},"cost_usd":0.25}`,
 		`{"type":"compacted","turn":1,"text":"the context is nearly full","tokens_before":180000,"tokens_after":20000}`,
 		`{"type":"tool_call","turn":1,"id":"c1","name":"bash","arguments":{"command":"ls"}}`,
 		`{"type":"tool_call","turn":1,"id":"c2","name":"x","arguments":"{broken"}`,

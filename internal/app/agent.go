@@ -21,8 +21,9 @@ func agentFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "print", Aliases: []string{"p"}, Usage: "answer PROMPT (or the prompt on stdin) once and exit: the answer on stdout, tool activity on stderr"},
 		&cli.BoolFlag{Name: "json", Usage: "with -p, print one JSON event per line on stdout instead, for scripts"},
-		&cli.StringFlag{Name: "provider", Usage: "the model API: anthropic, openai or openai-compatible; also IKIGAI_PROVIDER", DefaultText: "configured, else chosen from the API keys set"},
+		&cli.StringFlag{Name: "provider", Usage: "the model API: anthropic, openai, openai-compatible or google; also IKIGAI_PROVIDER", DefaultText: "configured, else chosen from the API keys set"},
 		&cli.StringFlag{Name: "model", Usage: "the model to use; also IKIGAI_MODEL", DefaultText: "configured, else the provider's default"},
+		&cli.StringFlag{Name: "reasoning", Usage: "how much the model thinks before it answers: off, low, medium or high; also IKIGAI_REASONING", DefaultText: "configured, else the model's default"},
 		&cli.StringFlag{Name: "base-url", Usage: "the API's base `URL`: a proxy, or an OpenAI-compatible server; also IKIGAI_BASE_URL"},
 		&cli.StringFlag{Name: "approval", Usage: "when to ask before a tool runs: ask, auto, read-only or sandboxed; also IKIGAI_APPROVAL", DefaultText: "configured, else ask"},
 		&cli.StringSliceFlag{Name: "allow-tool", Usage: "let calls the `RULE` covers run without asking, for this run: bash(go test *), file_write(src/**)"},
@@ -115,7 +116,7 @@ func interactive(c *cli.Context, first string) error {
 	if !terminal {
 		return plain(c, s, first)
 	}
-	return tui.Run(c.Context, s, tui.Options{History: w.History(), Prompt: first, Home: w.Home})
+	return tui.Run(c.Context, s, tui.Options{History: w.History(), Prompt: first, Home: w.Home, Markdown: w.MarkdownHelper()})
 }
 
 // askTrust asks, once per directory, whether to trust a project directory

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/ikigai-tools/ikigai/internal/rules"
@@ -50,17 +51,25 @@ type Request struct {
 	Reason string
 }
 
+// Answer is the user's answer to a question about a call.
+type Answer struct {
+	Yes bool
+	// Why, for a refusal, is what the user wants the model told: it goes
+	// back in the TOOL_DENIED message. "" says nothing more.
+	Why string
+}
+
 // Asker puts a request to the user and returns their answer. An error
 // (the user went away, the context ended) counts as a refusal.
 type Asker interface {
-	Ask(ctx context.Context, req Request) (bool, error)
+	Ask(ctx context.Context, req Request) (Answer, error)
 }
 
 // AskerFunc adapts a function to Asker.
-type AskerFunc func(ctx context.Context, req Request) (bool, error)
+type AskerFunc func(ctx context.Context, req Request) (Answer, error)
 
 // Ask calls f.
-func (f AskerFunc) Ask(ctx context.Context, req Request) (bool, error) { return f(ctx, req) }
+func (f AskerFunc) Ask(ctx context.Context, req Request) (Answer, error) { return f(ctx, req) }
 
 // Policy is the user's approval settings.
 type Policy struct {
@@ -145,11 +154,13 @@ func (p *Policy) Decide(ctx context.Context, req Request) (ok bool, reason strin
 		return false, "this tool needs the user's approval and nobody can be asked in a non-interactive run " +
 			"(the user can rerun with --yes, or allow the tool in the configuration)"
 	}
-	yes, err := p.Asker.Ask(ctx, req)
+	a, err := p.Asker.Ask(ctx, req)
 	switch {
 	case err != nil:
 		return false, "the user was asked but did not answer: " + err.Error()
-	case !yes:
+	case !a.Yes && strings.TrimSpace(a.Why) != "":
+		return false, "the user refused this call and says: " + strings.TrimSpace(a.Why)
+	case !a.Yes:
 		return false, "the user refused this call"
 	}
 	return true, ""

@@ -24,9 +24,9 @@ func bash(script string) Request {
 }
 
 func TestDecide(t *testing.T) {
-	yes := AskerFunc(func(context.Context, Request) (bool, error) { return true, nil })
-	no := AskerFunc(func(context.Context, Request) (bool, error) { return false, nil })
-	gone := AskerFunc(func(context.Context, Request) (bool, error) { return false, errors.New("interrupted") })
+	yes := AskerFunc(func(context.Context, Request) (Answer, error) { return Answer{Yes: true}, nil })
+	no := AskerFunc(func(context.Context, Request) (Answer, error) { return Answer{}, nil })
+	gone := AskerFunc(func(context.Context, Request) (Answer, error) { return Answer{}, errors.New("interrupted") })
 
 	type want struct {
 		OK     bool
@@ -43,6 +43,8 @@ func TestDecide(t *testing.T) {
 		{"ask: read-only runs", Policy{Mode: Ask, Asker: no}, Request{Tool: "grep", ReadOnly: true}, want{OK: true}},
 		{"ask: others ask, yes", Policy{Mode: Ask, Asker: yes}, Request{Tool: "bash"}, want{OK: true, Asked: true}},
 		{"ask: others ask, no", Policy{Mode: Ask, Asker: no}, Request{Tool: "bash"}, want{Reason: "the user refused this call", Asked: true}},
+		{"ask: no, and why", Policy{Mode: Ask, Asker: AskerFunc(func(context.Context, Request) (Answer, error) { return Answer{Why: " use git mv \n"}, nil })},
+			Request{Tool: "bash"}, want{Reason: "the user refused this call and says: use git mv", Asked: true}},
 		{"ask: no answer", Policy{Mode: Ask, Asker: gone}, Request{Tool: "bash"}, want{Reason: "the user was asked but did not answer: interrupted", Asked: true}},
 		{"ask: nobody to ask", Policy{Mode: Ask}, Request{Tool: "bash"}, want{Reason: "this tool needs the user's approval and nobody can be asked in a non-interactive run (the user can rerun with --yes, or allow the tool in the configuration)"}},
 		{"ask: allowed", Policy{Mode: Ask, Allow: list("bash")}, Request{Tool: "bash"}, want{OK: true}},
@@ -94,7 +96,7 @@ func TestDecide(t *testing.T) {
 			asked, rule := false, ""
 			if tt.policy.Asker != nil {
 				inner := tt.policy.Asker
-				tt.policy.Asker = AskerFunc(func(ctx context.Context, r Request) (bool, error) {
+				tt.policy.Asker = AskerFunc(func(ctx context.Context, r Request) (Answer, error) {
 					asked, rule = true, r.Rule
 					return inner.Ask(ctx, r)
 				})

@@ -21,6 +21,7 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/approval"
 	"github.com/ikigai-tools/ikigai/internal/buildinfo"
 	"github.com/ikigai-tools/ikigai/internal/calllog"
+	"github.com/ikigai-tools/ikigai/internal/checkpoint"
 	"github.com/ikigai-tools/ikigai/internal/discovery"
 	"github.com/ikigai-tools/ikigai/internal/execute"
 	"github.com/ikigai-tools/ikigai/internal/fserr"
@@ -33,10 +34,13 @@ import (
 // Config is the merged settings. Zero values of Provider, Model, BaseURL and
 // MaxTokens mean the provider's own default.
 type Config struct {
-	Provider     string // "anthropic", "openai" or "openai-compatible"
-	Model        string
-	BaseURL      string
-	MaxTokens    int
+	Provider  string // "anthropic", "openai", "openai-compatible" or "google"
+	Model     string
+	BaseURL   string
+	MaxTokens int
+	// Reasoning is how much the model thinks: "off", "low", "medium" or
+	// "high"; empty for the model's own default.
+	Reasoning    string
 	MaxToolTurns int
 	Approval     string // "ask", "auto", "read-only" or "sandboxed"
 	// Allow, Ask and Deny are approval rules, gathered from every file
@@ -52,6 +56,9 @@ type Config struct {
 	TrustedDirectories []string
 	MCPServers         map[string]MCPServer
 	LogMaxBytes        int64
+	// CheckpointMaxMB caps the files a checkpoint of the workspace takes,
+	// in MB; 0 for no cap.
+	CheckpointMaxMB int
 	// ContextWindow is the model's context in tokens, when the built-in
 	// table or the server cannot say; 0 leaves it to them.
 	ContextWindow int
@@ -181,12 +188,13 @@ const MCPPrefix = "mcp--"
 // the packages that use them.
 func Default() *Config {
 	return &Config{
-		MaxToolTurns:  agent.DefaultMaxToolTurns,
-		Approval:      string(approval.Ask),
-		ToolTimeout:   execute.DefaultTimeout,
-		SchemaTimeout: discovery.DefaultSchemaTimeout,
-		LogMaxBytes:   calllog.DefaultMaxBytes,
-		ResultInline:  execute.DefaultInline,
+		MaxToolTurns:    agent.DefaultMaxToolTurns,
+		Approval:        string(approval.Ask),
+		ToolTimeout:     execute.DefaultTimeout,
+		SchemaTimeout:   discovery.DefaultSchemaTimeout,
+		LogMaxBytes:     calllog.DefaultMaxBytes,
+		ResultInline:    execute.DefaultInline,
+		CheckpointMaxMB: checkpoint.DefaultMaxMB,
 
 		Sandbox:         string(sandbox.Off),
 		SandboxNetwork:  "on",
@@ -317,13 +325,15 @@ func (c *Config) set(d *decoder, doc map[string]json.RawMessage, scope Scope) {
 		raw := doc[key]
 		switch key {
 		case "provider":
-			d.enum(key, raw, &c.Provider, "anthropic", "openai", "openai-compatible")
+			d.enum(key, raw, &c.Provider, "anthropic", "openai", "openai-compatible", "google")
 		case "model":
 			d.string(key, raw, &c.Model)
 		case "base_url":
 			d.string(key, raw, &c.BaseURL)
 		case "max_tokens":
 			d.int(key, raw, &c.MaxTokens)
+		case "reasoning":
+			d.enum(key, raw, &c.Reasoning, "off", "low", "medium", "high")
 		case "max_tool_turns":
 			d.int(key, raw, &c.MaxToolTurns)
 		case "approval":
@@ -352,6 +362,8 @@ func (c *Config) set(d *decoder, doc map[string]json.RawMessage, scope Scope) {
 			d.mcpServers(key, raw, c)
 		case "log_max_bytes":
 			d.int64(key, raw, &c.LogMaxBytes)
+		case "checkpoint_max_mb":
+			d.count(key, raw, &c.CheckpointMaxMB)
 		case "context_window":
 			d.int(key, raw, &c.ContextWindow)
 		case "compact_at":
@@ -396,6 +408,7 @@ var envVars = []struct {
 	{"IKIGAI_MODEL", "model", false},
 	{"IKIGAI_BASE_URL", "base_url", false},
 	{"IKIGAI_MAX_TOKENS", "max_tokens", true},
+	{"IKIGAI_REASONING", "reasoning", false},
 	{"IKIGAI_MAX_TOOL_TURNS", "max_tool_turns", true},
 	{"IKIGAI_APPROVAL", "approval", false},
 	{"IKIGAI_TOOL_TIMEOUT_SECONDS", "tool_timeout_seconds", true},

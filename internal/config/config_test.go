@@ -37,7 +37,7 @@ func TestLayers(t *testing.T) {
 				"web--x": {"url": "http://127.0.0.1:9/x", "timeout_seconds": 3}},
 			"deny": ["mcp--web--fetch_all"],
 			"trusted_directories": ["/home/u/work"]}`, User},
-		{"project.json", `{"model": "project", "approval": "read-only", "max_tokens": 1000, "log_max_bytes": 4096, "schema_timeout_seconds": 2,
+		{"project.json", `{"model": "project", "approval": "read-only", "max_tokens": 1000, "log_max_bytes": 4096, "checkpoint_max_mb": 0, "schema_timeout_seconds": 2,
 			"mcp_servers": {"fs": {"command": "other", "env": {"A": "b"}}}}`, Project},
 		{"missing.json", "", System},
 	}
@@ -115,9 +115,11 @@ func TestFileErrors(t *testing.T) {
 			`~/.ikigai/config.json: "approval": want one of "ask", "auto", "read-only", "sandboxed", got "yolo"`,
 			`~/.ikigai/config.json: "max_tokens": want a whole number above 0, got 1.5`,
 			`~/.ikigai/config.json: "model": want a string, got 3`}, "\n")},
-		{"provider", `{"provider": "acme"}`, User, `~/.ikigai/config.json: "provider": want one of "anthropic", "openai", "openai-compatible", got "acme"`},
+		{"provider", `{"provider": "acme"}`, User, `~/.ikigai/config.json: "provider": want one of "anthropic", "openai", "openai-compatible", "google", got "acme"`},
+		{"reasoning", `{"reasoning": "max"}`, User, `~/.ikigai/config.json: "reasoning": want one of "off", "low", "medium", "high", got "max"`},
 		{"negative timeout", `{"tool_timeout_seconds": -1}`, User, `~/.ikigai/config.json: "tool_timeout_seconds": want a number of seconds above 0, got -1`},
 		{"zero turns", `{"max_tool_turns": 0}`, User, `~/.ikigai/config.json: "max_tool_turns": want a whole number above 0, got 0`},
+		{"negative checkpoint cap", `{"checkpoint_max_mb": -1}`, User, `~/.ikigai/config.json: "checkpoint_max_mb": want a whole number, 0 or more, got -1`},
 		{"null", `{"model": null}`, User, `~/.ikigai/config.json: "model": want a string, got null`},
 		{"allow not rules", `{"allow": ["file_read", "file-write", "bash(ls"]}`, User, strings.Join([]string{
 			`~/.ikigai/config.json: "allow[1]": "file-write": not a tool name: hyphens belong to MCP tools' names (mcp--SERVER--TOOL); a tool's name has underscores (file_read)`,
@@ -268,11 +270,13 @@ func TestEnvErrors(t *testing.T) {
 		"IKIGAI_TOOL_TIMEOUT_SECONDS": "0",
 		"IKIGAI_APPROVAL":             "never",
 		"IKIGAI_MODEL":                "42",
+		"IKIGAI_REASONING":            "lots",
 	}
 	c := Default()
 	err := c.ReadEnv(func(k string) string { return env[k] })
 	want := strings.Join([]string{
 		`IKIGAI_MAX_TOKENS: want a whole number above 0, got "lots"`,
+		`IKIGAI_REASONING: want one of "off", "low", "medium", "high", got "lots"`,
 		`IKIGAI_APPROVAL: want one of "ask", "auto", "read-only", "sandboxed", got "never"`,
 		`IKIGAI_TOOL_TIMEOUT_SECONDS: want a number of seconds above 0, got 0`,
 	}, "\n")

@@ -81,6 +81,16 @@ func (d *decoder) int(key string, raw json.RawMessage, dst *int) {
 	}
 }
 
+// count reads a whole number that may be 0.
+func (d *decoder) count(key string, raw json.RawMessage, dst *int) {
+	n, err := strconv.Atoi(string(raw))
+	if err != nil || n < 0 {
+		d.want(key, "a whole number, 0 or more", raw)
+		return
+	}
+	*dst = n
+}
+
 func (d *decoder) seconds(key string, raw json.RawMessage, dst *time.Duration) {
 	var s float64
 	if json.Unmarshal(raw, &s) != nil || raw[0] == '"' {

@@ -114,7 +114,11 @@ const maxDiffLines = 2000
 // Diff compares two texts line by line and returns the lines of a diff:
 // "- " for a removed line, "+ " for an added one, "  " for one both share.
 func Diff(old, new string) []string {
-	a, b := splitLines(old), splitLines(new)
+	return diffLines(splitLines(old), splitLines(new))
+}
+
+// diffLines is Diff of texts split into lines.
+func diffLines(a, b []string) []string {
 	var out []string
 	if len(a) > maxDiffLines || len(b) > maxDiffLines {
 		for _, l := range a {

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -49,6 +50,11 @@ func Call(name string, args json.RawMessage) string {
 //	← file_read: FILE_NOT_FOUND: Error: reading file 'x': No such file or directory
 func Result(name string, env execute.Envelope) string {
 	return fmt.Sprintf("← %s: %s", name, Lines(Summary(env), MaxResultLines, MaxLineWidth))
+}
+
+// ResultWhole is Result uncut: every line of the summary, each whole.
+func ResultWhole(name string, env execute.Envelope) string {
+	return fmt.Sprintf("← %s: %s", name, Lines(Summary(env), math.MaxInt, math.MaxInt))
 }
 
 // Summary is the text that best stands for an envelope: its outcome, then

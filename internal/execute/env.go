@@ -10,7 +10,8 @@ import (
 // ProviderVars are the variables ikigai reads for its model providers:
 // their keys, and the base URLs that may carry credentials of a proxy. No
 // process started for a tool gets them.
-var ProviderVars = []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"}
+var ProviderVars = []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
+	"ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "GOOGLE_GEMINI_BASE_URL"}
 
 // Env is the environment of every process ikigai starts for a tool: an
 // executable (its calls and its --schema), an MCP server, a hook. It is

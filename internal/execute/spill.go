@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ikigai-tools/ikigai/internal/fserr"
 	"github.com/ikigai-tools/ikigai/internal/plainjson"
@@ -20,8 +21,14 @@ const (
 	// still go to the model whole: about 8k tokens.
 	DefaultInline = 32 << 10
 	// previewBytes is how much of a spilled result the model sees in its
-	// place, head and tail together.
+	// place, head and tail together, at most: a quarter of the budget.
 	previewBytes = 8 << 10
+	// minPreview is how much it sees at least, however small the budget.
+	minPreview = 512
+	// foldWidth is the longest line a spilled result's file holds: longer
+	// ones are split, since file_read shows only the start of a line
+	// longer than its result.
+	foldWidth = 4 << 10
 )
 
 // Spilled says where the whole of a result too big for the model's context
@@ -49,7 +56,8 @@ func Spill(env Envelope, inline int, dir, name string) Envelope {
 	if !env.Success || len(env.Result) == 0 || inline <= 0 || len(env.JSON()) <= inline {
 		return env
 	}
-	content, field, ext, preview := spillContent(env.Result)
+	content, field, ext, preview := spillContent(env.Result, min(previewBytes, max(inline/4, minPreview)))
+	content, folded := fold(content)
 	s := &Spilled{Bytes: len(content), Field: field}
 	var path string
 	err := os.ErrInvalid
@@ -68,25 +76,37 @@ func Spill(env Envelope, inline int, dir, name string) Envelope {
 	case err == nil:
 		s.Path = path
 		s.Note = fmt.Sprintf("This result was %d bytes, too big to show whole; this is its head and tail. %s is in %s: read parts of it with file_read (offset and limit) or search it with grep.", len(env.Result), what, path)
+		if folded {
+			s.Note += fmt.Sprintf(" Lines longer than %d bytes are split there.", foldWidth)
+		}
 	default:
 		s.Note = fmt.Sprintf("This result was %d bytes, too big to show whole; this is its head and tail. The rest could not be kept: %s.", len(env.Result), fserr.Reason(err))
 	}
-	env.Result = preview
-	env.Spilled = s
-	return env
+	out := env
+	out.Result, out.Spilled = preview, s
+	if len(out.JSON()) >= len(env.JSON()) {
+		// A budget smaller than a preview and its note: whole is less.
+		if s.Path != "" {
+			os.Remove(s.Path)
+		}
+		return env
+	}
+	return out
 }
 
 // spillContent returns what a spilled result's file holds, the field of the
 // result it is ("" for all of it), the file's extension, and the result to
-// show in its place.
-func spillContent(result json.RawMessage) (content []byte, field, ext string, preview json.RawMessage) {
+// show in its place, its text cut to about budget bytes. Text holding a NUL
+// byte is kept as JSON, escaped, since file_read and grep take a file with
+// one for binary.
+func spillContent(result json.RawMessage, budget int) (content []byte, field, ext string, preview json.RawMessage) {
 	cut := func(text string) json.RawMessage {
-		short, _ := output.Truncate(text, previewBytes)
+		short, _ := output.Truncate(text, budget)
 		b, _ := plainjson.Marshal(short)
 		return b
 	}
 	var text string
-	if json.Unmarshal(result, &text) == nil {
+	if json.Unmarshal(result, &text) == nil && !strings.Contains(text, "\x00") {
 		return []byte(text), "", ".txt", cut(text)
 	}
 	var fields map[string]json.RawMessage
@@ -97,9 +117,10 @@ func spillContent(result json.RawMessage) (content []byte, field, ext string, pr
 				biggest, size = k, len(v)
 			}
 		}
-		if size > 0 && size >= len(result)/2 && json.Unmarshal(fields[biggest], &text) == nil {
+		if size > 0 && size >= len(result)/2 && json.Unmarshal(fields[biggest], &text) == nil && !strings.Contains(text, "\x00") {
 			fields[biggest] = cut(text)
-			if b, err := plainjson.Marshal(fields); err == nil {
+			// The other fields stay whole, unless they are big too.
+			if b, err := plainjson.Marshal(fields); err == nil && len(b) <= 2*budget {
 				return []byte(text), biggest, ".txt", b
 			}
 		}
@@ -108,6 +129,38 @@ func spillContent(result json.RawMessage) (content []byte, field, ext string, pr
 	json.Indent(&indented, result, "", "  ") // cannot fail: result is valid
 	indented.WriteByte('\n')
 	return indented.Bytes(), "", ".json", cut(indented.String())
+}
+
+// fold splits the lines of data longer than foldWidth, at a character
+// boundary, and reports whether it split any.
+func fold(data []byte) ([]byte, bool) {
+	var out []byte
+	copied, start := 0, 0 // data[:copied] is in out; the line began at start
+	for i := 0; i < len(data); i++ {
+		if data[i] == '\n' {
+			start = i + 1
+			continue
+		}
+		if i-start < foldWidth {
+			continue
+		}
+		at := i
+		for j := i; j > i-utf8.UTFMax && j > start; j-- {
+			if utf8.RuneStart(data[j]) {
+				at = j
+				break
+			}
+		}
+		if out == nil {
+			out = make([]byte, 0, len(data)+len(data)/foldWidth+1)
+		}
+		out = append(append(out, data[copied:at]...), '\n')
+		copied, start = at, at
+	}
+	if out == nil {
+		return data, false
+	}
+	return append(out, data[copied:]...), true
 }
 
 // writeNew writes data to a new file of mode 0600 named base+ext, or
@@ -120,9 +173,13 @@ func writeNew(base, ext string, data []byte) (string, error) {
 		path = fmt.Sprintf("%s-%d%s", base, n, ext)
 		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	}
+	if errors.Is(err, fs.ErrExist) {
+		f, err = os.CreateTemp(filepath.Dir(base), filepath.Base(base)+"-*"+ext)
+	}
 	if err != nil {
 		return "", err
 	}
+	path = f.Name()
 	_, err = f.Write(data)
 	if cerr := f.Close(); err == nil {
 		err = cerr

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -88,6 +89,15 @@ func TestSpillLeaves(t *testing.T) {
 	if got := Spill(Succeeded(big), 0, dir, "c"); got.Spilled != nil {
 		t.Errorf("a budget of 0 spilled: %s", got.JSON())
 	}
+	// A budget so small that the preview and the note would be bigger
+	// than the result: it goes whole, and no file is left.
+	small := Succeeded(json.RawMessage(`"` + strings.Repeat("x", 700) + `"`))
+	if got := Spill(small, 600, filepath.Join(dir, "tiny"), "c"); !cmp.Equal(got, small) {
+		t.Errorf("a result smaller than its preview spilled: %s", got.JSON())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tiny", "c.txt")); !os.IsNotExist(err) {
+		t.Errorf("the file was left: %v", err)
+	}
 	// Two calls with one id keep two files.
 	a, b := Spill(Succeeded(big), DefaultInline, dir, "c"), Spill(Succeeded(big), DefaultInline, dir, "c")
 	if a.Spilled.Path == b.Spilled.Path || b.Spilled.Path != filepath.Join(dir, "c-2.txt") {
@@ -118,6 +128,88 @@ func TestSpillName(t *testing.T) {
 	} {
 		if got := SpillName(id); got != want {
 			t.Errorf("SpillName(%q) = %q, want %q", id, got, want)
+		}
+	}
+}
+
+// What a hostile or clumsy tool returns still reaches the model within the
+// budget, and the file it is kept in reads with file_read: no NUL byte
+// (which makes it binary) and no line longer than foldWidth.
+func TestSpillHostile(t *testing.T) {
+	str := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	lines := strings.Repeat("line\n", 200000)
+	cases := []struct {
+		name, result string
+		inline       int
+	}{
+		{"two big fields", `{"stdout":` + str(strings.Repeat("a\n", 1600000)) + `,"stderr":` + str(strings.Repeat("b\n", 1500000)) + `}`, DefaultInline},
+		{"a big array beside the text", `{"output":` + str(lines) + `,"matches":[` + strings.Repeat(`"m",`, 200000) + `"m"]}`, DefaultInline},
+		{"a small budget", `{"output":` + str(lines) + `}`, 2048},
+		{"a budget near the result", `{"output":` + str(strings.Repeat("x", 40000)) + `}`, 40000},
+		{"one line", `{"output":` + str(strings.Repeat("0123456789", 500000)) + `}`, DefaultInline},
+		{"one line in JSON", `[` + str(strings.Repeat("0123456789", 500000)) + `]`, DefaultInline},
+		{"NUL bytes", `{"output":` + str(strings.Repeat("bin\x00ary\n", 20000)) + `}`, DefaultInline},
+		{"invalid UTF-8", `{"output":"` + strings.Repeat("caf\xe9\\n", 20000) + `"}`, DefaultInline},
+		{"control characters", `{"output":` + str(strings.Repeat("\x01\x02\x1b[0m", 20000)) + `}`, DefaultInline},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			env := Spill(Succeeded(json.RawMessage(tc.result)), tc.inline, dir, "c")
+			if env.Spilled == nil || env.Spilled.Path == "" {
+				t.Fatalf("not spilled: %.300s", env.JSON())
+			}
+			if n := len(env.JSON()); n > tc.inline || !json.Valid(env.JSON()) {
+				t.Errorf("the model gets %d bytes, budget %d: %.300s", n, tc.inline, env.JSON())
+			}
+			data, err := os.ReadFile(env.Spilled.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.IndexByte(string(data), 0) >= 0 {
+				t.Errorf("the file holds a NUL byte")
+			}
+			for i, line := range strings.Split(string(data), "\n") {
+				if len(line) > foldWidth {
+					t.Fatalf("line %d of the file is %d bytes", i+1, len(line))
+				}
+			}
+			if env.Spilled.Bytes != len(data) {
+				t.Errorf("bytes = %d, the file has %d", env.Spilled.Bytes, len(data))
+			}
+		})
+	}
+}
+
+// A server that repeats one call id many times still gets each result kept.
+func TestSpillManySameID(t *testing.T) {
+	dir := t.TempDir()
+	big := json.RawMessage(`"` + strings.Repeat("x", 40000) + `"`)
+	seen := map[string]bool{}
+	for range 150 {
+		env := Spill(Succeeded(big), DefaultInline, dir, "c")
+		if env.Spilled.Path == "" || seen[env.Spilled.Path] {
+			t.Fatalf("spilled to %q: %s", env.Spilled.Path, env.Spilled.Note)
+		}
+		seen[env.Spilled.Path] = true
+	}
+}
+
+func TestFold(t *testing.T) {
+	long := strings.Repeat("é", 5000) // 10,000 bytes
+	for _, in := range []string{"short\n", long, "a\n" + long + "\nb\n" + long, strings.Repeat("\xe9", 9000)} {
+		out, folded := fold([]byte(in))
+		pieces := strings.Split(string(out), "\n")
+		for _, p := range pieces {
+			if len(p) > foldWidth || utf8.ValidString(in) && !utf8.ValidString(p) {
+				t.Errorf("a piece of %d bytes, valid %v", len(p), utf8.ValidString(p))
+			}
+		}
+		if added := len(out) - len(in); added != strings.Count(string(out), "\n")-strings.Count(in, "\n") || folded != (added > 0) {
+			t.Errorf("fold added %d bytes, folded %v", added, folded)
+		}
+		if strings.ReplaceAll(string(out), "\n", "") != strings.ReplaceAll(in, "\n", "") {
+			t.Errorf("fold changed the text")
 		}
 	}
 }

@@ -354,3 +354,10 @@ func quote(names []string) []string {
 	}
 	return out
 }
+
+// RunningAgents is how many sub-agents are running now.
+func (s *Server) RunningAgents() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running
+}

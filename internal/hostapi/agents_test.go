@@ -52,8 +52,11 @@ func testAgent(t *testing.T, replies ...providertest.Reply) *agent.Agent {
 func TestAgentLimits(t *testing.T) {
 	s := start(t, Options{MaxRunning: 1})
 	a := testAgent(t,
-		providertest.Reply{Match: "first", Text: "...", Hang: true},
-		providertest.Reply{Match: "second", Text: "Second done."},
+		// The prompts, not "first" anywhere: the sub-agent's system
+		// prompt speaks of "the first message", and the second's request
+		// took the hanging reply when the first was killed before it sent.
+		providertest.Reply{Match: `"text":"first"`, Text: "...", Hang: true},
+		providertest.Reply{Match: `"text":"second"`, Text: "Second done."},
 	)
 	c, end := beginWith(t, s, a, &agent.Conversation{})
 	defer end()

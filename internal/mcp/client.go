@@ -5,6 +5,7 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -627,7 +628,21 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage, timeout time.Durat
 		env.Stderr = c.stderr()
 		return env
 	}
+	if undecodable(err) {
+		// The answer came, whole, but does not decode as a result: this
+		// call failed, the server is fine.
+		return execute.Failed(execute.InvalidOutput, "Tool '%s' failed: MCP server '%s' sent a result that is not valid MCP: %v", t.name, t.srv.name, err)
+	}
 	return t.broken(c, err)
+}
+
+// undecodable reports whether err is a result that arrived but could not
+// be decoded: an image's data that is not base64, a field of the wrong
+// type.
+func undecodable(err error) bool {
+	var corrupt base64.CorruptInputError
+	var wrongType *json.UnmarshalTypeError
+	return errors.As(err, &corrupt) || errors.As(err, &wrongType)
 }
 
 // stopped is the envelope of a call stopped by its timeout or its caller.

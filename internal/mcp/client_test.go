@@ -496,6 +496,20 @@ func TestServerProcess(t *testing.T) {
 	}
 }
 
+// A result the SDK cannot decode (here an image's base64 without its
+// padding) fails that call, and only that call: the server keeps running.
+func TestCallUndecodable(t *testing.T) {
+	r := registryOf(t, start(t, map[string]config.MCPServer{"t": testServer("raw", "")}))
+	before := call(t, r, "mcp--t--pid", `{}`, 10*time.Second)
+	env := call(t, r, "mcp--t--badimage", `{}`, 10*time.Second)
+	if env.Success || env.Code != execute.InvalidOutput || !strings.Contains(env.Error, "not valid MCP") {
+		t.Errorf("an undecodable result: %s", env.JSON())
+	}
+	if after := call(t, r, "mcp--t--pid", `{}`, 10*time.Second); string(after.Result) != string(before.Result) || !after.Success {
+		t.Errorf("the server was started again: %s, then %s", before.JSON(), after.JSON())
+	}
+}
+
 // Resources in a result: a short text resource in the text, a long one
 // and a link named with the way to read them, which mcp_resource reads;
 // an image past 5 MiB left out, saying so.

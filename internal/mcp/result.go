@@ -1,12 +1,15 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ikigai-tools/ikigai/internal/execute"
 	"github.com/ikigai-tools/ikigai/internal/plainjson"
+	"github.com/ikigai-tools/ikigai/toolsdk/files"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -57,7 +60,13 @@ func envelopeOf(name, server string, res *sdk.CallToolResult) execute.Envelope {
 				text = append(text, fmt.Sprintf("[an image (%s) of %.1f MiB was left out: over %d MiB]", c.MIMEType, float64(len(c.Data))/(1<<20), maxImage>>20))
 				continue
 			}
-			images = append(images, image{MediaType: c.MIMEType, Data: c.Data})
+			// What the data is, not what the server says (image/jpg is
+			// common): the model's API checks.
+			t := files.ImageType(c.Data)
+			if t == "" {
+				t = c.MIMEType
+			}
+			images = append(images, image{MediaType: t, Data: c.Data})
 		case *sdk.EmbeddedResource:
 			r := c.Resource
 			if r == nil {
@@ -87,6 +96,14 @@ func envelopeOf(name, server string, res *sdk.CallToolResult) execute.Envelope {
 	case res.IsError:
 		result, err = plainjson.Marshal(operationError{Error: strings.Join(text, "\n"), Code: execute.ToolError})
 	case res.StructuredContent != nil:
+		// The images are in the content only, beside the text that
+		// repeats the structured content; it may say how many there are
+		// (as ikigai mcp serve does).
+		structured, isObject := res.StructuredContent.(map[string]any)
+		_, count := structured["images"].(float64)
+		if _, taken := structured["images"]; isObject && images != nil && (!taken || count) {
+			structured["images"] = images
+		}
 		result, err = plainjson.Marshal(res.StructuredContent)
 	default:
 		result, err = plainjson.Marshal(contentResult{Output: strings.Join(text, "\n"), Images: images, Content: other})
@@ -111,11 +128,37 @@ func callResult(env execute.Envelope) *sdk.CallToolResult {
 		doc = env.JSON()
 	}
 	_, _, opError := env.OperationError()
-	r := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(doc)}}, IsError: !env.Success || opError}
+	doc, images := imageContent(doc)
+	r := &sdk.CallToolResult{Content: append([]sdk.Content{&sdk.TextContent{Text: string(doc)}}, images...), IsError: !env.Success || opError}
 	if doc[0] == '{' {
 		r.StructuredContent = doc
 	}
 	return r
+}
+
+// imageContent takes the protocol's images out of a result, as MCP image
+// content, leaving how many there were ("images": 2). A result without
+// them, or whose images key is the tool's own, comes back as it was.
+func imageContent(doc json.RawMessage) (json.RawMessage, []sdk.Content) {
+	if doc[0] != '{' || !bytes.Contains(doc, []byte(`"images"`)) {
+		return doc, nil
+	}
+	var fields map[string]json.RawMessage
+	var list []image
+	if json.Unmarshal(doc, &fields) != nil || json.Unmarshal(fields["images"], &list) != nil || len(list) == 0 ||
+		slices.ContainsFunc(list, func(img image) bool { return img.MediaType == "" || len(img.Data) == 0 }) {
+		return doc, nil
+	}
+	fields["images"], _ = plainjson.Marshal(len(list))
+	out, err := plainjson.Marshal(fields)
+	if err != nil {
+		return doc, nil
+	}
+	content := make([]sdk.Content, len(list))
+	for i, img := range list {
+		content[i] = &sdk.ImageContent{Data: img.Data, MIMEType: img.MediaType}
+	}
+	return out, content
 }
 
 const (

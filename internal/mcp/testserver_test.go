@@ -1,7 +1,9 @@
 package mcp
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -38,6 +40,9 @@ func serveTest(mode string) {
 	}
 	fmt.Fprintln(os.Stderr, "test server starting")
 	switch mode {
+	case "raw":
+		serveRaw()
+		return
 	case "banner":
 		fmt.Println("Test MCP server v1.0 listening on stdio")
 		fmt.Println("")
@@ -151,5 +156,40 @@ func serveTest(mode string) {
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+}
+
+// serveRaw speaks MCP by hand, so as to send what the SDK would not: an
+// image whose data is base64 without its padding.
+func serveRaw() {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(nil, 1<<20)
+	for in.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name            string `json:"name"`
+				ProtocolVersion string `json:"protocolVersion"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(in.Bytes(), &req) != nil || req.ID == nil {
+			continue // a notification
+		}
+		var result string
+		switch req.Method {
+		case "initialize":
+			result = `{"protocolVersion":"` + req.Params.ProtocolVersion + `","capabilities":{"tools":{}},"serverInfo":{"name":"raw","version":"1"}}`
+		case "tools/list":
+			result = `{"tools":[{"name":"badimage","inputSchema":{"type":"object"}},{"name":"pid","inputSchema":{"type":"object"}}]}`
+		case "tools/call":
+			result = fmt.Sprintf(`{"content":[{"type":"text","text":"pid %d"}]}`, os.Getpid())
+			if req.Params.Name == "badimage" {
+				result = `{"content":[{"type":"text","text":"a dot"},{"type":"image","mimeType":"image/png","data":"iVBORw0KGgo"}]}`
+			}
+		default:
+			result = `{}`
+		}
+		fmt.Printf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n", req.ID, result)
 	}
 }

@@ -27,6 +27,11 @@ const (
 	MaxFile = 100 << 20
 	// MaxListing is the most entries a directory's listing shows.
 	MaxListing = 500
+	// MaxImages and MaxImageBytes bound the images one prompt mentions:
+	// what one request carries (internal/agent), and well within a line
+	// of a session file once in base64.
+	MaxImages     = 20
+	MaxImageBytes = 12 << 20
 )
 
 // An Image is a picture a prompt mentions, for a model that reads images.
@@ -110,6 +115,13 @@ func Expand(text, dir string) (Expanded, error) {
 			}
 			if img != nil {
 				out.Images = append(out.Images, *img)
+				size := 0
+				for _, i := range out.Images {
+					size += len(i.Data)
+				}
+				if len(out.Images) > MaxImages || size > MaxImageBytes {
+					return Expanded{}, fmt.Errorf("@%s: a prompt takes at most %d images, %d MiB in all; mention fewer", name, MaxImages, MaxImageBytes>>20)
+				}
 				continue
 			}
 			attached = append(attached, a)
@@ -194,13 +206,17 @@ func readMention(path, name string, first, last int) (string, *Image, error) {
 	head = head[:n]
 	if t := files.ImageType(head); t != "" {
 		if info.Size() > files.MaxImage {
-			return "", nil, fmt.Errorf("the image is %d MiB; the model takes at most %d MiB", info.Size()>>20, files.MaxImage>>20)
+			return "", nil, fmt.Errorf("the image is %d bytes, more than the %d (%d MiB) a model takes", info.Size(), files.MaxImage, files.MaxImage>>20)
 		}
-		rest, err := io.ReadAll(f)
+		rest, err := io.ReadAll(io.LimitReader(f, files.MaxImage-int64(len(head))+1))
 		if err != nil {
 			return "", nil, reason(err)
 		}
-		return "", &Image{Path: name, MediaType: t, Data: append(head, rest...)}, nil
+		data := append(head, rest...)
+		if why := files.CheckImage(data); why != "" { // it may have grown since
+			return "", nil, errors.New(why)
+		}
+		return "", &Image{Path: name, MediaType: t, Data: data}, nil
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
 		return "", nil, errors.New("a binary file; mention a text file, a directory or an image")

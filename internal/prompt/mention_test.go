@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,7 @@ func TestExpand(t *testing.T) {
 		"bin.dat":           "a\x00b",
 		"bad.txt":           "a\xffb\n",
 		"src/sub/.keep":     "",
-		"shot.png":          "\x89PNG\r\n\x1a\n" + strings.Repeat("\x00", 20),
+		"shot.png":          "\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\x0d\x49\x44\x41\x54\x78\x9c\x63\xf8\xcf\xc0\xf0\x1f\x00\x05\x00\x01\xff\x89\x99\x3d\x1d\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82",
 		"notes.md":          "notes\n",
 		"long.txt":          strings.Repeat("x", 100) + "\n" + strings.Repeat(strings.Repeat("y", 99)+"\n", 400),
 		"oneline.min.js":    strings.Repeat("z", FileBudget*2),
@@ -89,6 +90,28 @@ func TestExpand(t *testing.T) {
 	if err != nil || got.Text != "what is @shot.png?" || len(got.Images) != 1 || got.Images[0].MediaType != "image/png" || got.Images[0].Path != "shot.png" ||
 		!bytes.Equal(got.Images[0].Data, []byte(files["shot.png"])) {
 		t.Errorf("an image: %+v, %v", got, err)
+	}
+
+	// An image one byte past what the model takes says by how much.
+	huge := filepath.Join(dir, "huge.png")
+	if err := os.WriteFile(huge, append([]byte(files["shot.png"]), make([]byte, 5<<20-len(files["shot.png"])+1)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Expand("@huge.png", dir); err == nil || !strings.Contains(err.Error(), "the image is 5242881 bytes, more than the 5242880 (5 MiB) a model takes") {
+		t.Errorf("an image past 5 MiB: %v", err)
+	}
+
+	// Images past what one request carries, all told, are refused.
+	var many []string
+	for i := range 3 {
+		name := fmt.Sprintf("big%d.png", i)
+		if err := os.WriteFile(filepath.Join(dir, name), append([]byte(files["shot.png"]), make([]byte, 5<<20-len(files["shot.png"]))...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		many = append(many, "@"+name)
+	}
+	if _, err := Expand(strings.Join(many, " "), dir); err == nil || err.Error() != "@big2.png: a prompt takes at most 20 images, 12 MiB in all; mention fewer" {
+		t.Errorf("15 MiB of images: %v", err)
 	}
 
 	// A long file gives the whole lines that fit, and says how to read on.

@@ -35,6 +35,10 @@ type API struct {
 	// NotFound is what to suggest when the API answers 404 at a base URL
 	// the user set, which is most often the wrong URL or the wrong API.
 	NotFound []string
+	// Refine, when set, corrects the error an HTTP failure became, from
+	// the body the API sent: an API whose bodies say more than the status
+	// (Gemini's refused key is a 400).
+	Refine func(e *Error, body []byte)
 }
 
 // MissingKey is the error for a request that cannot be sent without a key.
@@ -60,7 +64,7 @@ func (a API) keySteps(refused bool) []string {
 	}
 	return append(steps,
 		"export "+a.KeyEnv+"=<your key> (in your shell profile, to keep it)",
-		"Or use another provider: --provider anthropic, openai or openai-compatible (see docs/providers.md)")
+		"Or use another provider: --provider anthropic, openai, openai-compatible or google (see docs/providers.md)")
 }
 
 // Send sends req with do (an http.Client's Do) and returns the response
@@ -162,7 +166,19 @@ func (a API) statusError(u *url.URL, res *http.Response, body []byte) *Error {
 		e.Kind, what = BadResponse, "unexpected response"
 	}
 	e.Message = fmt.Sprintf("%s (HTTP %d)%s: %s", what, res.StatusCode, where, msg)
+	if a.Refine != nil {
+		a.Refine(e, body)
+	}
 	return e
+}
+
+// KeyRefused makes e an authentication failure, with the steps to fix it:
+// for an API that says so other than by a 401 or 403.
+func (a API) KeyRefused(e *Error) {
+	e.Kind, e.Steps = Auth, a.keySteps(true)
+	if _, rest, ok := strings.Cut(e.Message, ": "); ok {
+		e.Message = fmt.Sprintf("authentication failed (HTTP %d): %s", e.Status, rest)
+	}
 }
 
 // StreamError is the error for an error event in the middle of a response

@@ -181,7 +181,7 @@ func TestErrorText(t *testing.T) {
 To fix it:
   1. Create a key at https://example.com/keys
   2. export TEST_API_KEY=<your key> (in your shell profile, to keep it)
-  3. Or use another provider: --provider anthropic, openai or openai-compatible (see docs/providers.md)`
+  3. Or use another provider: --provider anthropic, openai, openai-compatible or google (see docs/providers.md)`
 	if e.Error() != want {
 		t.Errorf("got\n%s\nwant\n%s", e, want)
 	}

@@ -1,8 +1,15 @@
 package provider
 
 import (
+	"context"
 	"strings"
 )
+
+// A ModelLister can say which models its API offers, from the API's
+// models endpoint.
+type ModelLister interface {
+	Models(ctx context.Context) ([]string, error)
+}
 
 // ModelInfo is what ikigai knows of a model without asking its API.
 type ModelInfo struct {

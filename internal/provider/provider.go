@@ -42,6 +42,7 @@ type Request struct {
 	Messages  []Message
 	Tools     []Tool
 	MaxTokens int // the most the model may write; 0 for the provider's default
+	Reasoning Reasoning
 }
 
 // A Tool is a function the model may call.
@@ -66,7 +67,7 @@ type Message struct {
 	Parts []Part
 }
 
-// A Part is a Text, an Image, a ToolCall or a ToolResult.
+// A Part is a Text, an Image, a ToolCall, a ToolResult or a Thinking.
 type Part interface{ isPart() }
 
 // Text is text written by the user or the model.
@@ -80,6 +81,10 @@ type ToolCall struct {
 	// "{}" when it sent none. A model can send malformed JSON; it is kept
 	// as sent so that the executor can reject it and the model can learn.
 	Arguments json.RawMessage
+	// Signature is what the API attached to the call for its own use
+	// (Gemini's thoughtSignature), sent back to it with the call; empty
+	// for none.
+	Signature string
 }
 
 // A ToolResult answers the ToolCall with the same ID.
@@ -114,46 +119,71 @@ func (i Image) Placeholder(why string) Text {
 // (why says why), for a model that takes none. ms itself is left as it
 // is; without images, it is what comes back.
 func WithoutImages(ms []Message, why string) []Message {
-	has := func(m Message) bool {
-		for _, p := range m.Parts {
-			switch p := p.(type) {
-			case Image:
-				return true
-			case ToolResult:
-				if len(p.Images) > 0 {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	if !slices.ContainsFunc(ms, has) {
-		return ms
-	}
-	out := make([]Message, len(ms))
+	return ReplaceImages(ms, func(Image) string { return why })
+}
+
+// ReplaceImages returns ms with each image for which why returns a reason
+// replaced by its placeholder saying so; why sees the images in order,
+// oldest first. ms itself is left as it is; when nothing is replaced, it
+// is what comes back.
+func ReplaceImages(ms []Message, why func(Image) string) []Message {
+	var out []Message
 	for i, m := range ms {
-		out[i] = m
-		if !has(m) {
+		if !m.hasImages() {
 			continue
 		}
 		var parts, notes []Part
+		changed := false
 		for _, p := range m.Parts {
 			switch p := p.(type) {
 			case Image:
-				parts = append(parts, p.Placeholder(why))
-			case ToolResult:
-				for _, img := range p.Images {
-					notes = append(notes, img.Placeholder(why))
+				if reason := why(p); reason != "" {
+					parts, changed = append(parts, p.Placeholder(reason)), true
+					continue
 				}
-				p.Images = nil
+			case ToolResult:
+				var kept []Image
+				for _, img := range p.Images {
+					if reason := why(img); reason != "" {
+						notes = append(notes, img.Placeholder(reason))
+					} else {
+						kept = append(kept, img)
+					}
+				}
+				p.Images = kept
 				parts = append(parts, p)
-			default:
-				parts = append(parts, p)
+				continue
 			}
+			parts = append(parts, p)
 		}
+		if !changed && notes == nil {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(ms)
+		}
+		// A tool result's notes come after the message's parts: text
+		// follows a provider's tool results.
 		out[i].Parts = append(parts, notes...)
 	}
+	if out == nil {
+		return ms
+	}
 	return out
+}
+
+func (m Message) hasImages() bool {
+	for _, p := range m.Parts {
+		switch p := p.(type) {
+		case Image:
+			return true
+		case ToolResult:
+			if len(p.Images) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Images returns the message's images, its own and its tool results', in
@@ -214,6 +244,8 @@ const (
 	// Retrying: the request failed with Event.Err and is sent again after
 	// Event.Wait, as attempt Event.Attempt of Event.Attempts.
 	Retrying
+	// ThinkingDelta: Event.Text is the next piece of the model's reasoning.
+	ThinkingDelta
 )
 
 // An Event is something the model's answer brought, as it arrived.
@@ -244,11 +276,15 @@ type Usage struct {
 	// CacheReadTokens and CacheWriteTokens are the part of InputTokens
 	// read from the provider's prompt cache, and written to it.
 	CacheReadTokens, CacheWriteTokens int
+	// ThinkingTokens is the part of OutputTokens spent reasoning, when
+	// the API says.
+	ThinkingTokens int
 }
 
 // Add returns the sum of u and v.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{u.InputTokens + v.InputTokens, u.OutputTokens + v.OutputTokens, u.CacheReadTokens + v.CacheReadTokens, u.CacheWriteTokens + v.CacheWriteTokens}
+	return Usage{u.InputTokens + v.InputTokens, u.OutputTokens + v.OutputTokens, u.CacheReadTokens + v.CacheReadTokens,
+		u.CacheWriteTokens + v.CacheWriteTokens, u.ThinkingTokens + v.ThinkingTokens}
 }
 
 // A Response is the model's complete answer to a Request.

@@ -75,10 +75,17 @@ type Annotations struct {
 	// DeferredHint asks that the tool be deferred: described in a line
 	// until the model asks for it, rather than sent with every request.
 	DeferredHint *bool `json:"deferredHint,omitempty"`
+	// PreviewHint says that NAME-tool --preview, given a call's arguments,
+	// prints what the call would do, for the user to see before
+	// approving it.
+	PreviewHint *bool `json:"previewHint,omitempty"`
 }
 
 // ReadOnly reports whether the tool says it changes nothing.
 func (a Annotations) ReadOnly() bool { return a.ReadOnlyHint != nil && *a.ReadOnlyHint }
+
+// Previews reports whether the tool offers a preview of its calls.
+func (a Annotations) Previews() bool { return a.PreviewHint != nil && *a.PreviewHint }
 
 // OpenWorld reports whether the tool says it reaches beyond the machine
 // (the web, a service), which MCP assumes when a tool does not say.
@@ -157,6 +164,22 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage, 
 		return execute.NotFound(name)
 	}
 	return t.Runner.Run(ctx, args, timeout)
+}
+
+// Preview returns what the call of the tool called name with args would
+// do, as the tool's --preview prints it; false when the tool offers no
+// preview (no previewHint: it is never run so) or the preview failed.
+func (r *Registry) Preview(ctx context.Context, name string, args json.RawMessage) (string, bool) {
+	t, ok := r.Lookup(name)
+	if !ok || !t.Schema.Annotations.Previews() {
+		return "", false
+	}
+	p, ok := t.Runner.(execute.Program)
+	if !ok {
+		return "", false
+	}
+	out, err := p.Preview(ctx, args)
+	return out, err == nil
 }
 
 // Definition is a tool as a model request describes it, free of any

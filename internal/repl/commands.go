@@ -34,7 +34,9 @@ func init() {
 		{"help", "", "list the commands", (*Shell).help},
 		{"tool", "[NAME]", "list the tools, or show one's path and schema", (*Shell).tool},
 		{"refresh", "", "look for tools again", (*Shell).refresh},
-		{"model", "[NAME]", "show the model, or switch to another", (*Shell).setModel},
+		{"model", "[NAME]", "show the model and the provider's others, or switch to another", (*Shell).setModel},
+		{"approval", "[MODE]", "show when tools are asked about, or set it for this session: ask, auto, read-only or sandboxed", (*Shell).setApproval},
+		{"reasoning", "[LEVEL]", "show how much the model thinks, or set it for this session: off, low, medium or high", (*Shell).setReasoning},
 		{"clear", "", "start a new conversation", (*Shell).clear},
 		{"context", "", "what fills the model's context, and how full it is", (*Shell).context},
 		{"compact", "[FOCUS]", "summarise the older part of the conversation to make room, keeping FOCUS above all", (*Shell).compact},
@@ -42,6 +44,8 @@ func init() {
 		{"load", "NAME", "add a skill to the conversation", (*Shell).load},
 		{"stats", "", "how the tool calls in the log went: calls, failures, durations", (*Shell).stats},
 		{"jobs", "", "list the background jobs the job tool started", (*Shell).jobs},
+		{"rewind", "[N]", "list the turns, or take the files and the conversation back to before turn N (/rewind N files, or N conversation: only those)", (*Shell).rewind},
+		{"diff", "", "what the session changed in the files so far", (*Shell).diff},
 		{"exit", "", "quit", func(*Shell, context.Context, string) (Result, error) { return Result{Quit: true}, nil }},
 	}
 }
@@ -88,6 +92,7 @@ func (s *Shell) command(ctx context.Context, name, arg string) (Result, error) {
 		if err != nil {
 			return Result{Output: "Error: " + err.Error()}, nil
 		}
+		t.line = strings.TrimSpace("/" + name + " " + arg)
 		out, err := s.prompt(ctx, t, "/clear starts a new one")
 		return Result{Outcome: out}, err
 	}
@@ -155,7 +160,10 @@ func (s *Shell) context(ctx context.Context, _ string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Output: display.Context(b, s.cost)}, nil
+	s.mu.Lock()
+	cost := s.cost
+	s.mu.Unlock()
+	return Result{Output: display.Context(b, cost)}, nil
 }
 
 // compact summarises the older part of the conversation now.
@@ -283,8 +291,32 @@ func (s *Shell) setModel(ctx context.Context, name string) (Result, error) {
 	res := Result{Output: fmt.Sprintf("Model: %s (%s, %s)", c.Model, c.Name, c.Reason)}
 	if name != "" {
 		res.Model = c.Model
+		return res, nil
+	}
+	list, err := s.listModels(ctx)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return Result{}, err
+	case err != nil:
+		res.Output += "\nThe provider's models cannot be listed: " + err.Error()
+	case len(list) > 0:
+		res.Output += "\nModels (/model NAME switches; Tab completes the name):\n  " + strings.Join(list, "\n  ")
 	}
 	return res, nil
+}
+
+func (s *Shell) setReasoning(_ context.Context, level string) (Result, error) {
+	if level != "" {
+		r, err := provider.ParseReasoning(level)
+		if err != nil {
+			return Result{Output: "Error: " + err.Error()}, nil
+		}
+		s.Reasoning = r
+	}
+	if s.Reasoning == provider.ReasoningDefault {
+		return Result{Output: "Reasoning: the model's default (/reasoning off, low, medium or high to set it)"}, nil
+	}
+	return Result{Output: "Reasoning: " + string(s.Reasoning)}, nil
 }
 
 func (s *Shell) clear(ctx context.Context, _ string) (Result, error) {
@@ -292,6 +324,8 @@ func (s *Shell) clear(ctx context.Context, _ string) (Result, error) {
 	s.End(ctx, "clear")
 	s.Close()
 	s.conv, s.writer, s.resumed, s.saveErr = nil, nil, false, nil
+	s.setTurns(nil)
+	s.repo, s.checkpointsOff = nil, false
 	s.cleared = true
 	s.setSaving(nil)
 	if saved == "" {

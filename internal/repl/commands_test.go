@@ -72,7 +72,7 @@ func TestCustomCommands(t *testing.T) {
 			t.Errorf("/help lacks %q:\n%s", want, help)
 		}
 	}
-	if got := f.run(t, "/nosuch").Output; !strings.HasSuffix(got, "/stats /jobs /exit /review") {
+	if got := f.run(t, "/nosuch").Output; !strings.HasSuffix(got, "/stats /jobs /rewind /diff /exit /review") {
 		t.Errorf("unknown command: %s", got)
 	}
 	if got := f.run(t, "/clear").Output; !strings.HasPrefix(got, "Started a new conversation") {

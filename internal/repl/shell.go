@@ -19,6 +19,7 @@ import (
 
 	"github.com/ikigai-tools/ikigai/internal/agent"
 	"github.com/ikigai-tools/ikigai/internal/approval"
+	"github.com/ikigai-tools/ikigai/internal/checkpoint"
 	"github.com/ikigai-tools/ikigai/internal/commands"
 	"github.com/ikigai-tools/ikigai/internal/display"
 	"github.com/ikigai-tools/ikigai/internal/hooks"
@@ -83,9 +84,30 @@ type Shell struct {
 	// Jobs lists the session's background jobs, for /jobs; nil when there
 	// can be none.
 	Jobs func() []host.Job
+	// Checkpoints is the directory the shadow repositories of the
+	// sessions' files go in (package checkpoint), one per session, for
+	// /rewind and /diff; "" keeps none. None are kept when Dir is Home.
+	Checkpoints string
+	// CheckpointMax caps the files a checkpoint takes, in bytes; 0 for no
+	// cap. Past it, checkpoints are off for the session.
+	CheckpointMax int64
+	// CheckpointRoot is the directory the checkpoints cover: the root of
+	// the repository Dir is in, so that a change anywhere in it is undone
+	// and every .gitignore of it applies; Dir when "".
+	CheckpointRoot string
+	// Reasoning is how much the model thinks in this session: the
+	// configured setting, until /reasoning changes it.
+	Reasoning provider.Reasoning
+	// Approval is the approval mode: the configured one, until /approval
+	// changes it for the session; "" for the configuration's. Sandbox is
+	// the sandbox mode, for the status line ("" when off).
+	Approval approval.Mode
+	Sandbox  string
+	// Agents counts the sub-agents running, for the status line; nil for
+	// none.
+	Agents func() int
 
 	conv    *agent.Conversation
-	cost    *float64 // what the session's requests cost, when the price is known
 	writer  *session.Writer
 	resumed bool         // the conversation is a saved one, continued
 	model   *pick.Choice // the choice the last prompt went to
@@ -95,9 +117,19 @@ type Shell struct {
 	cleared bool   // the conversation was started by /clear
 	saveErr error  // the first failure to save, reported once
 
-	mu      sync.Mutex
-	pending []string        // warnings for the line under way
-	saving  *session.Writer // the writer, for sub-agents' messages, which come from other goroutines
+	turns          []session.Turn   // the conversation's turns, for /rewind; set under mu
+	turn           *session.Turn    // the turn under way
+	repo           *checkpoint.Repo // the session's checkpoints, once made
+	checkpointsOff bool             // checkpoints failed, or outgrew the cap: none for the session
+
+	mu        sync.Mutex
+	cost      *float64          // what the session's requests cost, when the price is known
+	tokens    int               // the tokens its requests read and wrote
+	ctxUse    agent.Context     // the next request's size, as the last response left it
+	modelList []string          // the provider's models, once asked
+	modelsOf  provider.Provider // the provider modelList is of
+	pending   []string          // warnings for the line under way
+	saving    *session.Writer   // the writer, for sub-agents' messages, which come from other goroutines
 }
 
 // Result is what a line did.
@@ -114,6 +146,11 @@ type Result struct {
 	// Model is the model prompts go to from now on, when the line chose
 	// another (/model NAME).
 	Model string
+	// Prompt, when set, is text to put back at the prompt for the user to
+	// edit and send again: the prompt of a turn /rewind took back.
+	Prompt string
+	// Diff says Output is a unified diff (/diff), for colouring.
+	Diff bool
 }
 
 // Handle runs one line: a command when it starts with a slash and a word,
@@ -204,6 +241,7 @@ func (s *Shell) Resume(sess *session.Session) error {
 		return err
 	}
 	s.writer, s.resumed, s.id = w, true, w.ID()
+	s.setTurns(sess.Turns)
 	s.setSaving(w)
 	s.conv = &agent.Conversation{Messages: sess.Messages, OnAppend: s.save, OnCut: s.cut, OnCompact: s.compacted, OnSubagent: s.saveAgent, Results: s.results(s.id)}
 	s.conv.AnswerInterrupted()
@@ -274,6 +312,8 @@ func (s *Shell) Prompt(ctx context.Context, text string) (*agent.Outcome, error)
 // A turn is a prompt and how it is run.
 type turn struct {
 	text string
+	// line is what the user sent, when it is not text: a custom command.
+	line string
 	// model is the model it goes to; "" for the conversation's.
 	model string
 	// allowed accepts the calls it runs without asking; nil for none.
@@ -319,14 +359,45 @@ func (s *Shell) run(ctx context.Context, t turn) (*agent.Outcome, error) {
 		a.Provider, a.Model = c.Provider, c.Model
 	}
 	a.Allowed = t.allowed
+	a.Reasoning = s.Reasoning
 	conv := s.conversation()
 	s.begin(ctx, conv)
 	a.Session = s.hookSession()
-	out, err := a.Run(ctx, conv, text, images...)
-	if out != nil && out.Cost != nil {
-		s.cost = addCost(s.cost, *out.Cost)
+	line := t.line
+	if line == "" {
+		line = t.text
 	}
+	if s.Approval != "" && a.Policy != nil {
+		a.Policy.Mode = s.Approval
+	}
+	observe := a.Observe
+	a.Observe = func(ev agent.Event) {
+		s.account(ev)
+		if observe != nil {
+			observe(ev)
+		}
+	}
+	rec := s.beginTurn(a, conv, line)
+	out, err := a.Run(ctx, conv, text, images...)
+	s.endTurn(ctx, conv, rec)
 	return out, err
+}
+
+// account keeps the session's numbers from what a run reports: each
+// response's cost and tokens, and the context as it leaves it.
+func (s *Shell) account(ev agent.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch ev.Kind {
+	case agent.ResponseDone:
+		if ev.Cost != nil {
+			s.cost = addCost(s.cost, *ev.Cost)
+		}
+		s.tokens += ev.Usage.InputTokens + ev.Usage.OutputTokens
+		s.ctxUse = ev.Context
+	case agent.Compacted:
+		s.ctxUse.Tokens = ev.Compaction.After
+	}
 }
 
 // addCost adds c to the running total, which is nil until there is a
@@ -455,6 +526,12 @@ func (s *Shell) saveAgent(id string, m provider.Message) {
 
 // compacted records a compaction in the session's file.
 func (s *Shell) compacted(msgs []provider.Message) {
+	for i := range s.turns {
+		s.turns[i].Compacted = true
+	}
+	if s.turn != nil {
+		s.turn.Compacted = true
+	}
 	if s.writer == nil || s.saveErr != nil {
 		return
 	}

@@ -140,7 +140,7 @@ func TestToolCommands(t *testing.T) {
 
 func TestParsing(t *testing.T) {
 	f := newFixture(t, providertest.Reply{Text: "A path."})
-	want := "Unknown command: /nosuch\nCommands: /help /tool /refresh /model /clear /context /compact /skills /load /stats /jobs /exit"
+	want := "Unknown command: /nosuch\nCommands: /help /tool /refresh /model /approval /reasoning /clear /context /compact /skills /load /stats /jobs /rewind /diff /exit"
 	if got := f.run(t, "/nosuch arg").Output; got != want {
 		t.Errorf("unknown command: %q", got)
 	}
@@ -154,7 +154,7 @@ func TestParsing(t *testing.T) {
 	if !f.run(t, "/exit").Quit {
 		t.Error("/exit does not quit")
 	}
-	if got := f.run(t, "/help").Output; !strings.Contains(got, "\n  /tool [NAME]      list the tools, or show one's path and schema\n") {
+	if got := f.run(t, "/help").Output; !strings.Contains(got, "\n  /tool [NAME]        list the tools, or show one's path and schema\n") {
 		t.Errorf("/help:\n%s", got)
 	}
 }
@@ -169,8 +169,34 @@ func TestModel(t *testing.T) {
 		t.Errorf("/model claude-other: %+v", got)
 	}
 	f.run(t, "hello")
-	if got := f.be.srv.Requests()[0].Body; !strings.Contains(string(got), `"model":"claude-other"`) {
+	reqs := f.be.srv.Requests() // /model asked for the models first
+	if got := reqs[len(reqs)-1].Body; !strings.Contains(string(got), `"model":"claude-other"`) {
 		t.Errorf("the request went to another model: %s", got)
+	}
+}
+
+// /reasoning shows the setting and changes it for the session's next
+// requests.
+func TestReasoning(t *testing.T) {
+	f := newFixture(t, providertest.Reply{Thinking: "Short.", Text: "Hi."})
+	f.shell.Reasoning = provider.ReasoningLow
+	if got := f.run(t, "/reasoning").Output; got != "Reasoning: low" {
+		t.Errorf("/reasoning: %q", got)
+	}
+	if got := f.run(t, "/reasoning max").Output; got != `Error: reasoning "max": want off, low, medium or high` {
+		t.Errorf("/reasoning max: %q", got)
+	}
+	if got := f.run(t, "/reasoning high").Output; got != "Reasoning: high" {
+		t.Errorf("/reasoning high: %q", got)
+	}
+	res := f.run(t, "hello")
+	body := string(f.be.srv.Requests()[0].Body)
+	if !strings.Contains(body, `"thinking":{"budget_tokens":31999,"type":"enabled"}`) || res.Outcome.Text != "Hi." {
+		t.Errorf("the request asked %s; answer %q", body, res.Outcome.Text)
+	}
+	msgs := f.shell.Conversation()
+	if th, ok := msgs[1].Parts[0].(provider.Thinking); !ok || th.Text != "Short." {
+		t.Errorf("the answer kept %+v, want its thinking first", msgs[1].Parts)
 	}
 }
 

@@ -88,12 +88,34 @@ type Session struct {
 	// Agents are the messages of the sub-agents' conversations, in the
 	// order they were written, each with its sub-agent's id.
 	Agents []AgentMessage
+	// Turns are the prompts of the conversation, in order, with the
+	// checkpoints of the files they changed, for rewinding.
+	Turns []Turn
 
 	path  string
 	size  int64   // the bytes up to the end of the last whole line
 	head  int64   // where the first line ends
 	start int64   // where Messages start: head, or the last compaction's line
 	ends  []int64 // where each message's line ends
+}
+
+// A Turn is one prompt of the conversation and what it did to the files.
+// It is recorded as a line after the turn's messages.
+type Turn struct {
+	// Prompt is the line the user sent.
+	Prompt string `json:"prompt"`
+	// Messages is how many messages of the conversation (since its last
+	// compaction) came before the turn's: cutting it back to that many
+	// rewinds it to just before the turn.
+	Messages int `json:"messages"`
+	// Before is the checkpoint of the files taken before the turn first
+	// changed any, After the one at its end; "" when it changed none (or
+	// checkpoints are off).
+	Before string `json:"before,omitempty"`
+	After  string `json:"after,omitempty"`
+	// Compacted says the conversation was compacted since the turn: only
+	// its files can be rewound.
+	Compacted bool `json:"-"`
 }
 
 // AgentMessage is a message of a sub-agent's conversation.
@@ -228,8 +250,8 @@ func Parse(data []byte) (*Session, error) {
 	sess.head = int64(len(lines[0]) + 1)
 	end := sess.head
 	// The conversation starts at the last compaction: the messages before
-	// it are not decoded, but for the first (the title) and those of
-	// sub-agents. A compaction line ends so, as its last field is written;
+	// it are not decoded, but for the first (the title), those of
+	// sub-agents and the turns' lines. A compaction line ends so, as its last field is written;
 	// no string inside a line can hold those quotes unescaped.
 	last := 0
 	for i, line := range lines[1:] {
@@ -241,7 +263,7 @@ func Parse(data []byte) (*Session, error) {
 		if len(line) > maxLine {
 			return nil, fmt.Errorf("line %d: longer than %d MiB", i+2, maxLine>>20)
 		}
-		if i < last && sess.Title != "" && !bytes.HasPrefix(line, agentStart) {
+		if i < last && sess.Title != "" && !bytes.HasPrefix(line, agentStart) && !bytes.HasPrefix(line, turnStart) {
 			end += int64(len(line) + 1)
 			if bytes.HasSuffix(line, compactionEnd) {
 				sess.Compactions++
@@ -252,11 +274,20 @@ func Parse(data []byte) (*Session, error) {
 		if err := json.Unmarshal(line, &m); err != nil {
 			return nil, fmt.Errorf("line %d: %v", i+2, err)
 		}
+		end += int64(len(line) + 1)
+		if m.Turn != nil {
+			// The turn's line goes with its last message: cutting the
+			// conversation back to that message keeps it.
+			sess.Turns = append(sess.Turns, *m.Turn)
+			if len(sess.ends) > 0 {
+				sess.ends[len(sess.ends)-1] = end
+			}
+			continue
+		}
 		msg, err := m.decode()
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %v", i+2, err)
 		}
-		end += int64(len(line) + 1)
 		if m.Agent != "" {
 			sess.Agents = append(sess.Agents, AgentMessage{Agent: m.Agent, Message: msg})
 			continue
@@ -267,6 +298,9 @@ func Parse(data []byte) (*Session, error) {
 			clear(sess.Messages)
 			sess.Messages, sess.ends, sess.start = sess.Messages[:0], sess.ends[:0], end-int64(len(line)+1)
 			sess.Compactions++
+			for i := range sess.Turns {
+				sess.Turns[i].Compacted = true
+			}
 		}
 		if sess.Title == "" && !m.Compaction {
 			sess.Title = title(msg)
@@ -277,8 +311,9 @@ func Parse(data []byte) (*Session, error) {
 	return sess, nil
 }
 
-// How a compaction's line ends, and a sub-agent's message's line starts.
-var compactionEnd, agentStart = []byte(`,"compaction":true}`), []byte(`{"agent":`)
+// How a compaction's line ends, and a sub-agent's message's line and a
+// turn's line start.
+var compactionEnd, agentStart, turnStart = []byte(`,"compaction":true}`), []byte(`{"agent":`), []byte(`{"turn":`)
 
 // message is a provider.Message as a line of a session file. A message
 // marked as a compaction starts the conversation again: it summarises
@@ -286,6 +321,8 @@ var compactionEnd, agentStart = []byte(`,"compaction":true}`), []byte(`{"agent":
 // is a sub-agent's, kept for the record: it is not part of the
 // conversation.
 type message struct {
+	// Turn, when set, makes the line a turn's record, not a message.
+	Turn       *Turn         `json:"turn,omitempty"`
 	Agent      string        `json:"agent,omitempty"`
 	Role       provider.Role `json:"role"`
 	Parts      []part        `json:"parts"`
@@ -300,6 +337,16 @@ type part struct {
 	Image      *image      `json:"image,omitempty"`
 	ToolCall   *toolCall   `json:"tool_call,omitempty"`
 	ToolResult *toolResult `json:"tool_result,omitempty"`
+	Thinking   *thinking   `json:"thinking,omitempty"`
+}
+
+// thinking is the model's reasoning, with what its API needs to take it
+// back.
+type thinking struct {
+	Provider  string `json:"provider"`
+	Text      string `json:"text,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Redacted  string `json:"redacted,omitempty"`
 }
 
 // image is a picture, its data in base64.
@@ -313,6 +360,7 @@ type toolCall struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+	Signature string `json:"signature,omitempty"`
 }
 
 type toolResult struct {
@@ -332,13 +380,15 @@ func encode(m provider.Message) message {
 		case provider.Image:
 			out.Parts = append(out.Parts, part{Image: (*image)(&p)})
 		case provider.ToolCall:
-			out.Parts = append(out.Parts, part{ToolCall: &toolCall{p.ID, p.Name, string(p.Arguments)}})
+			out.Parts = append(out.Parts, part{ToolCall: &toolCall{p.ID, p.Name, string(p.Arguments), p.Signature}})
 		case provider.ToolResult:
 			r := &toolResult{CallID: p.CallID, Content: p.Content, IsError: p.IsError}
 			for _, img := range p.Images {
 				r.Images = append(r.Images, image(img))
 			}
 			out.Parts = append(out.Parts, part{ToolResult: r})
+		case provider.Thinking:
+			out.Parts = append(out.Parts, part{Thinking: &thinking{p.Provider, p.Text, p.Signature, p.Redacted}})
 		}
 	}
 	return out
@@ -351,21 +401,24 @@ func (m message) decode() (provider.Message, error) {
 	out := provider.Message{Role: m.Role}
 	for i, p := range m.Parts {
 		set := 0
-		for _, ok := range []bool{p.Text != nil, p.Image != nil, p.ToolCall != nil, p.ToolResult != nil} {
+		for _, ok := range []bool{p.Text != nil, p.Image != nil, p.ToolCall != nil, p.ToolResult != nil, p.Thinking != nil} {
 			if ok {
 				set++
 			}
 		}
 		switch {
 		case set != 1:
-			return provider.Message{}, fmt.Errorf("part %d: want one of text, image, tool_call or tool_result", i+1)
+			return provider.Message{}, fmt.Errorf("part %d: want one of text, image, tool_call, tool_result or thinking", i+1)
 		case p.Text != nil:
 			out.Parts = append(out.Parts, provider.Text(*p.Text))
 		case p.Image != nil:
 			out.Parts = append(out.Parts, provider.Image(*p.Image))
+		case p.Thinking != nil:
+			t := p.Thinking
+			out.Parts = append(out.Parts, provider.Thinking{Provider: t.Provider, Text: t.Text, Signature: t.Signature, Redacted: t.Redacted})
 		case p.ToolCall != nil:
 			c := p.ToolCall
-			out.Parts = append(out.Parts, provider.ToolCall{ID: c.ID, Name: c.Name, Arguments: json.RawMessage(c.Arguments)})
+			out.Parts = append(out.Parts, provider.ToolCall{ID: c.ID, Name: c.Name, Arguments: json.RawMessage(c.Arguments), Signature: c.Signature})
 		default:
 			r := p.ToolResult
 			res := provider.ToolResult{CallID: r.CallID, Content: r.Content, IsError: r.IsError}

@@ -19,8 +19,10 @@ import (
 var conversation = []provider.Message{
 	{Role: provider.User, Parts: []provider.Part{provider.Text("List the files\nplease"), provider.Image{Name: "a.png", MediaType: "image/png", Data: []byte("\x89PNG")}}},
 	{Role: provider.Assistant, Parts: []provider.Part{
+		provider.Thinking{Provider: "anthropic", Text: "Listing first.", Signature: "EqQB"},
+		provider.Thinking{Provider: "anthropic", Redacted: "EmwKAhgB"},
 		provider.Text("Looking."),
-		provider.ToolCall{ID: "call_1", Name: "bash", Arguments: json.RawMessage(`{"command": "ls"}`)},
+		provider.ToolCall{ID: "call_1", Name: "bash", Arguments: json.RawMessage(`{"command": "ls"}`), Signature: "c2lnbmF0dXJl"},
 		provider.ToolCall{ID: "call_2", Name: "glob", Arguments: json.RawMessage(`{"pattern": "*.go"`)},
 	}},
 	{Role: provider.User, Parts: []provider.Part{
@@ -414,6 +416,53 @@ func TestAgentMessages(t *testing.T) {
 	}
 	if diff := cmp.Diff(conversation, got.Messages); diff != "" {
 		t.Errorf("messages after continuing (-want +got):\n%s", diff)
+	}
+}
+
+// Turns are recorded after their messages and read back; cutting the
+// conversation back to a turn's start keeps the turns before it, and a
+// compaction leaves the earlier turns to their files.
+func TestTurns(t *testing.T) {
+	s := At(t.TempDir())
+	w := s.Create(meta("t", "/proj"))
+	w.Turn(Turn{Prompt: "nothing yet"}) // before any message: not written
+	w.Append(conversation[0])
+	w.Append(conversation[1])
+	w.Append(conversation[2])
+	w.Append(conversation[3])
+	first := Turn{Prompt: "List the files\nplease", Messages: 0, Before: "c1", After: "c2"}
+	if err := w.Turn(first); err != nil {
+		t.Fatal(err)
+	}
+	w.Append(provider.UserText("again"))
+	w.Append(provider.Message{Role: provider.Assistant, Parts: []provider.Part{provider.Text("Done.")}})
+	second := Turn{Prompt: "again", Messages: 4}
+	w.Turn(second)
+	sess, err := s.Open("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]Turn{first, second}, sess.Turns); d != "" {
+		t.Errorf("turns (-want +got):\n%s", d)
+	}
+	if len(sess.Messages) != 6 {
+		t.Errorf("%d messages", len(sess.Messages))
+	}
+	// Rewinding the second turn's conversation keeps the first's record.
+	if err := w.Cut(4); err != nil {
+		t.Fatal(err)
+	}
+	sess, _ = s.Open("t")
+	if d := cmp.Diff([]Turn{first}, sess.Turns); d != "" || len(sess.Messages) != 4 {
+		t.Errorf("after the cut, %d messages; turns (-want +got):\n%s", len(sess.Messages), d)
+	}
+	w.Compact([]provider.Message{provider.UserText("summary"), provider.UserText("go on")})
+	w.Compact([]provider.Message{provider.UserText("summary again"), provider.UserText("go on")})
+	w.Close()
+	sess, _ = s.Open("t")
+	first.Compacted = true
+	if d := cmp.Diff([]Turn{first}, sess.Turns); d != "" {
+		t.Errorf("after a compaction (-want +got):\n%s", d)
 	}
 }
 

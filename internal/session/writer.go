@@ -259,6 +259,32 @@ func (w *Writer) Cut(n int) error {
 	return nil
 }
 
+// Turn records a turn of the conversation after its messages, for
+// rewinding it. Nothing is written before the conversation's first
+// message.
+func (w *Writer) Turn(t Turn) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil || w.f == nil {
+		return w.err
+	}
+	line, err := json.Marshal(struct {
+		Turn Turn `json:"turn"`
+	}{t})
+	if err != nil {
+		return err
+	}
+	line = append(line, '\n')
+	if w.err = write(w.f, line); w.err != nil {
+		return w.err
+	}
+	w.size += int64(len(line))
+	if len(w.ends) > 0 {
+		w.ends[len(w.ends)-1] = w.size // cut with the message before it
+	}
+	return nil
+}
+
 // Close lets go of the session's file, for another writer to continue it.
 // Nothing more is written after it.
 func (w *Writer) Close() error {

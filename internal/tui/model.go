@@ -15,6 +15,7 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/agent"
 	"github.com/ikigai-tools/ikigai/internal/approval"
 	"github.com/ikigai-tools/ikigai/internal/display"
+	"github.com/ikigai-tools/ikigai/internal/markdown"
 	"github.com/ikigai-tools/ikigai/internal/repl"
 )
 
@@ -26,8 +27,10 @@ const maxInputRows = 5000
 const maxPromptRows = 12
 
 // Keys is what /help says about the keys.
-const Keys = "Keys: Enter sends; Alt-Enter, Ctrl-J or a trailing \\ starts a new line; Up and Down recall what you sent; " +
-	"Ctrl-C cancels what is running; Ctrl-D on an empty line quits."
+const Keys = "Keys: Enter sends (while ikigai works, queues it for after); Alt-Enter, Ctrl-J or a trailing \\ starts a new line; " +
+	"Up and Down recall what you sent; Tab completes commands, their arguments and @paths; " +
+	"Ctrl-O shows tool results and the model's thinking in full, or folds them; Ctrl-L redraws; " +
+	"Esc or Ctrl-C cancels what is running; Esc twice on an empty line picks a turn to rewind to; Ctrl-D on an empty line quits."
 
 // Messages the model gets besides the terminal's.
 type (
@@ -37,6 +40,9 @@ type (
 	askMsg struct {
 		req   approval.Request
 		reply chan<- answer
+		// text shows the call (repl.Shell.Question); display.Approval's
+		// when empty.
+		text string
 	}
 	// doneMsg ends a line the shell handled.
 	doneMsg struct {
@@ -53,12 +59,23 @@ type (
 	printedMsg struct{}
 	// quitMsg asks to quit, as a signal does: what runs is cancelled first.
 	quitMsg struct{}
+	// mdMsg brings the Markdown renderer, started once the prompt is up;
+	// nil when it could not be.
+	mdMsg struct{ r *markdown.Renderer }
+	// completedMsg brings what the word before the cursor of line
+	// completes to: each item replaces line[start:].
+	completedMsg struct {
+		line  string
+		start int
+		items []string
+	}
 )
 
 // answer is the user's answer to an approval question.
 type answer struct {
 	yes    bool
-	always bool // and do not ask again about this tool in this session
+	always bool   // and do not ask again about this tool in this session
+	why    string // for a refusal: what the model is told
 }
 
 // Model is the terminal UI's state. It handles the keys and what the
@@ -88,9 +105,27 @@ type Model struct {
 	since    time.Time
 	activity string
 	stream   string // the model's text since its last full line
+	thought  thoughts
 
-	ask     *askMsg
-	askRows int // the rows the call asked about takes in the scrollback
+	markdown string             // the Markdown helper's path; "" for none
+	md       *markdown.Renderer // renders the model's answers; nil shows them as written
+	split    markdown.Splitter  // the answer's blocks, each rendered once complete
+
+	queue  []string // lines sent while a line ran, to send when it ends
+	full   bool     // results are shown whole, not cut (Ctrl-O)
+	cut    string   // the last result shown cut, for Ctrl-O to show whole
+	tabbed bool     // a completion is under way
+
+	ask      *askMsg
+	askRows  int    // the rows the call asked about takes in the scrollback
+	lastCall string // the call whose line was printed last, as tool name and arguments
+	telling  bool   // typing why the call is refused
+	why      string // what is typed
+
+	// escArmed: Esc cancelled a run or met an empty prompt; a second one
+	// on an empty prompt opens picker, the turns to rewind to.
+	escArmed bool
+	picker   *rewindPicker
 
 	out      []string // lines waiting to be printed above the prompt
 	rows     []string // the rows of out's first lines, wrapped, not printed yet
@@ -138,7 +173,12 @@ func (m *Model) Init() tea.Cmd {
 	if m.pending {
 		send = m.submit()
 	}
-	return tea.Batch(m.flush(), send, func() tea.Msg {
+	path := m.markdown
+	startMD := func() tea.Msg { return mdMsg{markdown.Start(path)} }
+	if path == "" {
+		startMD = nil
+	}
+	return tea.Batch(m.flush(), send, startMD, func() tea.Msg {
 		notes := shell.DiscoveryNotes(ctx)
 		c, err := shell.Backend.Model(ctx)
 		if err != nil {
@@ -155,7 +195,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.resize(msg.Width, msg.Height)
 	case tea.KeyPressMsg:
 		return m, tea.Batch(m.key(msg), m.flush())
+	case completedMsg:
+		m.completed(msg)
+	case mdMsg:
+		m.md = msg.r
 	case tea.PasteMsg:
+		if m.telling {
+			m.why += msg.Content
+			return m, nil
+		}
 		if m.ask == nil {
 			var cmd tea.Cmd
 			m.input, cmd = m.input.Update(msg)
@@ -175,9 +223,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case askMsg:
 		// The call is printed whole above the question, and the question
 		// waits for it: the answer is given knowing all of what would run.
-		m.ask = &msg
+		m.ask, m.telling, m.why = &msg, false, ""
 		m.activity = "Waiting for your answer"
-		text := approvalText(msg.req.Tool, msg.req.Args)
+		if msg.text == "" {
+			msg.text = display.Approval(msg.req.Tool, msg.req.Args)
+		}
+		text := approvalText(msg.req.Tool, msg.text)
+		if head, rest, ok := strings.Cut(text, "\n"); ok && m.lastCall == msg.req.Tool+string(msg.req.Args) && ansi.Strip(head) == "→ "+msg.req.Tool+":" {
+			text = rest // the call's line just above names the tool
+		}
 		m.askRows = 0
 		for _, l := range strings.Split(text, "\n") {
 			m.askRows += len(wrap(l, m.textWidth()))
@@ -188,6 +242,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.leaving || msg.res.Quit {
 			return m, m.exit()
 		}
+		return m, tea.Batch(m.next(msg.err), m.flush())
 	case quitMsg:
 		return m, m.quit()
 	case printedMsg:
@@ -213,10 +268,31 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if k.String() != "ctrl+c" {
 		m.armed = false
 	}
+	if k.String() != "esc" {
+		m.escArmed = false
+	}
 	if m.ask != nil {
 		return m.answer(k)
 	}
+	if m.picker != nil {
+		return m.pick(k)
+	}
 	switch k.String() {
+	case "esc":
+		if m.busy {
+			m.cancel()
+			m.activity = "Cancelling"
+			m.escArmed = true
+			return nil
+		}
+		if m.input.Value() == "" {
+			m.rewindKey()
+			return nil
+		}
+	case "ctrl+l":
+		return tea.ClearScreen
+	case "tab":
+		return m.complete()
 	case "ctrl+c":
 		switch {
 		case m.busy:
@@ -235,9 +311,18 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		if m.input.Value() == "" {
 			return m.quit()
 		}
+	case fullKey:
+		m.toggleFull()
+		return nil
 	case "enter":
 		return m.submit()
 	case "up":
+		// On an empty prompt, a queued line comes back first, to edit.
+		if m.input.Value() == "" && len(m.queue) > 0 {
+			m.input.SetValue(m.queue[len(m.queue)-1])
+			m.queue = m.queue[:len(m.queue)-1]
+			return nil
+		}
 		// A recalled entry has the cursor at its end, for typing on; Up
 		// walks back through its lines before it goes further back.
 		if m.input.Line() == 0 {
@@ -272,6 +357,11 @@ func (m *Model) answer(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case !m.asking():
 		return nil
+	case m.telling:
+		return m.tell(k)
+	case key == "t":
+		m.telling = true
+		return nil
 	case key == "y":
 		a.yes = true
 	case key == "a":
@@ -284,6 +374,30 @@ func (m *Model) answer(k tea.KeyPressMsg) tea.Cmd {
 	m.ask.reply <- a // buffered: the asker may have given up already
 	m.activity = "Running " + m.ask.req.Tool
 	m.ask = nil
+	return nil
+}
+
+// tell handles a key while the user types why the call is refused: Enter
+// refuses it with what was typed, Esc goes back to the question.
+func (m *Model) tell(k tea.KeyPressMsg) tea.Cmd {
+	switch k.String() {
+	case "enter":
+		m.ask.reply <- answer{why: m.why}
+		m.activity = "Running " + m.ask.req.Tool
+		m.ask, m.telling, m.why = nil, false, ""
+	case "esc":
+		m.telling, m.why = false, ""
+	case "backspace":
+		if r := []rune(m.why); len(r) > 0 {
+			m.why = string(r[:len(r)-1])
+		}
+	case "space":
+		m.why += " "
+	default:
+		if k.Text != "" {
+			m.why += k.Text
+		}
+	}
 	return nil
 }
 
@@ -320,16 +434,21 @@ func (m *Model) submit() tea.Cmd {
 		m.input.SetValue(strings.TrimSuffix(value, "\\") + "\n")
 		return nil
 	}
-	if m.busy {
-		m.hint = "Still working: wait for the answer, or Ctrl-C to cancel."
-		return nil
-	}
 	line := strings.TrimSpace(value)
 	if line == "" {
 		return nil
 	}
 	m.input.Reset()
 	m.hist.add(line)
+	if m.busy {
+		m.queue = append(m.queue, line)
+		return nil
+	}
+	return m.send(line)
+}
+
+// send runs line in the shell.
+func (m *Model) send(line string) tea.Cmd {
 	m.print("", echo(line))
 	m.busy, m.since, m.activity, m.stream = true, time.Now(), "Working", ""
 	ctx, cancel := context.WithCancel(m.ctx)
@@ -347,7 +466,16 @@ func (m *Model) event(e agent.Event) {
 	switch e.Kind {
 	case agent.RequestSent:
 		m.activity = "Thinking"
+	case agent.ThinkingDelta:
+		m.thought.add(e.Text)
 	case agent.TextDelta:
+		m.print(m.thought.end()...)
+		if m.md != nil {
+			for _, b := range m.split.Write(display.Clean(e.Text)) {
+				m.printMarkdown(b)
+			}
+			return
+		}
 		m.stream += display.Clean(e.Text)
 		if i := strings.LastIndexByte(m.stream, '\n'); i >= 0 {
 			m.print(m.stream[:i])
@@ -368,6 +496,7 @@ func (m *Model) event(e agent.Event) {
 		m.endStream()
 		m.print(styled(toolStyle, display.Clean(strings.Repeat(display.Nested, e.Depth)+display.Call(e.Call.Name, e.Call.Arguments))))
 		m.activity = "Running " + e.Call.Name
+		m.lastCall = e.Call.Name + string(e.Call.Arguments)
 	case agent.ToolProgress:
 		m.activity = "Running " + e.Call.Name + ": " + display.Clean(e.Text)
 	case agent.ToolResult:
@@ -375,7 +504,18 @@ func (m *Model) event(e agent.Event) {
 		if !e.Envelope.Success {
 			st = errorStyle
 		}
-		m.print(styled(st, display.Clean(strings.Repeat(display.Nested, e.Depth)+display.Result(e.Call.Name, e.Envelope))))
+		indent := strings.Repeat(display.Nested, e.Depth)
+		whole := indent + display.ResultWhole(e.Call.Name, e.Envelope)
+		short := indent + display.Result(e.Call.Name, e.Envelope)
+		switch {
+		case m.full:
+			m.print(styled(st, display.Clean(whole)))
+		case short != whole:
+			m.cut = whole
+			m.print(styled(st, display.Clean(strings.Replace(short, " more lines", " more lines (Ctrl-O shows them)", 1))))
+		default:
+			m.print(styled(st, display.Clean(short)))
+		}
 		m.activity = "Thinking"
 	case agent.HookRan:
 		if e.Hook.Noteworthy() {
@@ -388,8 +528,28 @@ func (m *Model) event(e agent.Event) {
 	}
 }
 
-// endStream prints the rest of the model's text.
+// printMarkdown prints a complete block of the answer, rendered; as it was
+// written when the renderer fails, which it then does for good.
+func (m *Model) printMarkdown(block string) {
+	lines, err := m.md.Render(block, m.textWidth())
+	if err != nil {
+		m.md = nil
+		m.print(block)
+		return
+	}
+	m.print(lines...)
+}
+
+// endStream prints the rest of the model's thinking and text.
 func (m *Model) endStream() {
+	m.print(m.thought.end()...)
+	if last, ok := m.split.Flush(); ok {
+		if m.md != nil {
+			m.printMarkdown(last)
+		} else {
+			m.print(last)
+		}
+	}
 	if m.stream != "" {
 		m.print(m.stream)
 		m.stream = ""
@@ -403,8 +563,14 @@ func (m *Model) finish(res repl.Result, err error) {
 	if res.Model != "" {
 		m.model = res.Model
 	}
-	if res.Output != "" {
+	switch {
+	case res.Output != "" && res.Diff:
+		m.print(diffText(display.Clean(res.Output)))
+	case res.Output != "":
 		m.print(display.Clean(res.Output))
+	}
+	if res.Prompt != "" {
+		m.input.SetValue(res.Prompt) // a rewound turn's, to edit and send again
 	}
 	if res.Outcome != nil && res.Outcome.LimitReached {
 		m.print(styled(errorStyle, agent.LimitMessage(res.Outcome.ToolTurns)))
@@ -418,6 +584,81 @@ func (m *Model) finish(res repl.Result, err error) {
 		m.print(styled(toolStyle, "Cancelled."))
 	default:
 		m.print(styled(errorStyle, "Error: "+display.Clean(err.Error())))
+	}
+}
+
+// next sends the first queued line once a line has ended well; after a
+// failure or a cancellation the queued lines go back into the prompt, to
+// send again or not.
+func (m *Model) next(err error) tea.Cmd {
+	if len(m.queue) == 0 || m.leaving {
+		return nil
+	}
+	if err != nil {
+		lines := append(m.queue, m.input.Value())
+		m.input.SetValue(strings.TrimSpace(strings.Join(lines, "\n")))
+		m.queue = nil
+		return nil
+	}
+	line := m.queue[0]
+	m.queue = m.queue[1:]
+	return m.send(line)
+}
+
+// toggleFull switches between cut and whole tool results and thinking,
+// printing the last cut ones whole when it turns whole.
+func (m *Model) toggleFull() {
+	m.full = !m.full
+	lines, _ := m.thought.toggle()
+	if !m.full {
+		m.hint = "Tool results and thinking are folded from now on."
+		return
+	}
+	if m.cut != "" {
+		m.print(styled(toolStyle, display.Clean(m.cut)))
+		m.cut = ""
+	}
+	m.print(lines...)
+	m.hint = "Tool results and thinking are shown whole from now on; Ctrl-O folds them."
+}
+
+// complete asks the shell, off the UI's goroutine, what the word before
+// the end of the prompt completes to.
+func (m *Model) complete() tea.Cmd {
+	line := m.input.Value()
+	if m.tabbed || line == "" {
+		return nil
+	}
+	m.tabbed = true
+	shell := m.shell
+	return func() tea.Msg {
+		start, items := shell.Complete(line, len(line))
+		return completedMsg{line: line, start: start, items: items}
+	}
+}
+
+// completed puts a completion into the prompt, unless the prompt changed
+// meanwhile: the one item, or what all the items start with, listing them.
+func (m *Model) completed(c completedMsg) {
+	m.tabbed = false
+	if m.input.Value() != c.line || len(c.items) == 0 {
+		return
+	}
+	common := c.items[0]
+	for _, it := range c.items[1:] {
+		for !strings.HasPrefix(it, common) {
+			common = common[:len(common)-1]
+		}
+	}
+	if len(c.line[c.start:]) < len(common) {
+		m.input.SetValue(c.line[:c.start] + common)
+	}
+	if len(c.items) > 1 {
+		shown := make([]string, len(c.items))
+		for i, it := range c.items {
+			shown[i] = strings.TrimSpace(it)
+		}
+		m.hint = ansi.Truncate(strings.Join(shown, "  "), m.textWidth(), "…")
 	}
 }
 
@@ -507,12 +748,22 @@ func (m *Model) View() tea.View {
 		return tea.NewView("")
 	}
 	var head, body, foot []string
+	if line := m.thought.line(m.textWidth()); line != "" {
+		head = []string{line}
+	}
 	if m.stream != "" {
 		head = wrap(m.stream, m.textWidth())
 	}
+	if pending := m.split.Pending(); pending != "" {
+		for _, l := range strings.Split(pending, "\n") {
+			head = append(head, wrap(l, m.textWidth())...)
+		}
+	}
 	switch {
+	case m.ask != nil && m.asking() && m.telling:
+		body = wrap(styled(promptStyle, "Tell the model why (Enter refuses the call with it, Esc goes back): ")+display.Clean(m.why)+"█", m.textWidth())
 	case m.ask != nil && m.asking():
-		body = wrap(styled(promptStyle, "Allow this call? y yes · n no · a always, for this session"), m.textWidth())
+		body = wrap(styled(promptStyle, "Allow this call? y yes · n no · a always, for this session · t no, and tell the model why"), m.textWidth())
 		if m.ask.req.Ask {
 			body = append(wrap(display.Clean("A hook asks you to approve this call: "+m.ask.req.Reason), m.textWidth()), body...)
 		}
@@ -520,11 +771,16 @@ func (m *Model) View() tea.View {
 			note := fmt.Sprintf("The call above is %d lines long: scroll back to see all of it.", m.askRows)
 			body = append(wrap(note, m.textWidth()), body...)
 		}
+	case m.picker != nil:
+		body = m.picker.view(m.textWidth(), m.frameRows()-len(head))
 	case m.busy:
 		head = append(head, ansi.Truncate(fmt.Sprintf("%s %s… %ds · Ctrl-C to cancel",
 			m.spin.View(), m.activity, int(time.Since(m.since).Seconds())), m.textWidth(), "…"))
 	}
-	if m.ask == nil {
+	for _, q := range m.queue {
+		head = append(head, styled(toolStyle, ansi.Truncate("Queued: "+display.Clean(strings.ReplaceAll(q, "\n", " ")), m.textWidth(), "…")))
+	}
+	if m.ask == nil && m.picker == nil {
 		body = strings.Split(m.input.View(), "\n")
 		status := m.hint
 		if status == "" {
@@ -551,5 +807,13 @@ func (m *Model) status() string {
 	if !m.ready {
 		model = "starting"
 	}
-	return fmt.Sprintf("%s · /help for commands", model)
+	st := m.shell.Status(model)
+	status := st.String()
+	// The hint until the conversation starts, and only where it fits: a
+	// row wider than a terminal shrunk under it would not be redrawn
+	// where the renderer expects it.
+	if help := " · /help for commands"; st.Context.Tokens == 0 && ansi.StringWidth(status+help) <= m.textWidth() {
+		status += help
+	}
+	return status
 }

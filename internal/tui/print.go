@@ -52,17 +52,28 @@ func echo(line string) string {
 	return styled(promptStyle, "> "+strings.ReplaceAll(display.Clean(line), "\n", "\n  "))
 }
 
-// approvalText renders a question about a call, its diff coloured.
-func approvalText(tool string, args json.RawMessage) string {
-	lines := strings.Split(display.Clean(display.Approval(tool, args)), "\n")
+// approvalText renders text, a question about a call of tool, its diff
+// coloured and a bash command highlighted.
+func approvalText(tool, text string) string {
+	lines := strings.Split(display.Clean(text), "\n")
+	command := false // in the lines of bash's command
 	for i, l := range lines {
 		switch {
 		case i == 0:
 			lines[i] = styled(promptStyle, l)
+		case tool == "bash" && strings.HasPrefix(l, "  command: "):
+			command = true
+			lines[i] = "  command: " + highlightShell(l[len("  command: "):])
+		case command && strings.HasPrefix(l, "    "):
+			lines[i] = "    " + highlightShell(l[4:])
 		case strings.HasPrefix(l, "+ "):
 			lines[i] = styled(addStyle, l)
 		case strings.HasPrefix(l, "- "):
 			lines[i] = styled(removeStyle, l)
+		case strings.HasPrefix(l, "@@ "):
+			lines[i] = styled(toolStyle, l)
+		default:
+			command = false
 		}
 	}
 	return strings.Join(lines, "\n")

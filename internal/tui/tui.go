@@ -29,12 +29,16 @@ type Options struct {
 	// Home is the user's home directory, which approval rules may name
 	// as ~.
 	Home string
+	// Markdown is the path of the ikigai-markdown helper that renders the
+	// model's answers; "" shows them as the model wrote them.
+	Markdown string
 }
 
 // Run runs the terminal UI on shell until the user quits. It sets the
 // shell's Observe, Asker and Keys.
 func Run(ctx context.Context, shell *repl.Shell, opts Options) error {
 	m := newModel(ctx, shell, loadHistory(opts.History), replay(shell.Conversation()))
+	m.markdown = opts.Markdown
 	if opts.Prompt != "" {
 		m.input.SetValue(opts.Prompt)
 		m.pending = true
@@ -48,17 +52,17 @@ func Run(ctx context.Context, shell *repl.Shell, opts Options) error {
 	// What the user answered "always" to, as the narrowest rules that
 	// cover it; the model stores them when the answer comes.
 	m.session = &approval.Session{Dir: shell.Dir, Home: opts.Home}
-	shell.Asker = approval.AskerFunc(func(ctx context.Context, req approval.Request) (bool, error) {
+	shell.Asker = approval.AskerFunc(func(ctx context.Context, req approval.Request) (approval.Answer, error) {
 		if m.session.Allows(req) {
-			return true, nil
+			return approval.Answer{Yes: true}, nil
 		}
 		reply := make(chan answer, 1)
-		p.Send(askMsg{req, reply})
+		p.Send(askMsg{req: req, text: shell.Question(ctx, req), reply: reply})
 		select {
 		case a := <-reply:
-			return a.yes, nil
+			return approval.Answer{Yes: a.yes, Why: a.why}, nil
 		case <-ctx.Done():
-			return false, ctx.Err()
+			return approval.Answer{}, ctx.Err()
 		}
 	})
 
@@ -76,6 +80,7 @@ func Run(ctx context.Context, shell *repl.Shell, opts Options) error {
 	}()
 
 	_, err := p.Run()
+	m.md.Close()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return ctx.Err()
 	}

@@ -16,10 +16,12 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/mcp"
 	"github.com/ikigai-tools/ikigai/internal/provider"
 	"github.com/ikigai-tools/ikigai/internal/provider/anthropic"
+	"github.com/ikigai-tools/ikigai/internal/provider/gemini"
 	"github.com/ikigai-tools/ikigai/internal/provider/openai"
 	"github.com/ikigai-tools/ikigai/internal/provider/pick"
 	"github.com/ikigai-tools/ikigai/internal/registry"
 	"github.com/ikigai-tools/ikigai/internal/repl"
+	"github.com/ikigai-tools/ikigai/internal/sandbox"
 )
 
 // A Host is everything a conversation needs once started: the workspace's
@@ -186,6 +188,7 @@ func (h *Host) Agent(ctx context.Context, asker approval.Asker, observe func(age
 		Model:         choice.Model,
 		System:        system,
 		MaxTokens:     cfg.MaxTokens,
+		Reasoning:     provider.Reasoning(cfg.Reasoning),
 		MaxToolTurns:  cfg.MaxToolTurns,
 		Tools:         h.Tools,
 		Policy:        policy,
@@ -248,6 +251,8 @@ func (h *Host) ModelInfo(ctx context.Context, c *pick.Choice) provider.ModelInfo
 		info = openai.Models.Lookup(c.Model)
 	case pick.OpenAICompatible:
 		info = h.servedModel(ctx, c)
+	case pick.Google:
+		info = gemini.Models.Lookup(c.Model)
 	}
 	cfg := h.w.Config
 	if cfg.ContextWindow > 0 {
@@ -305,10 +310,17 @@ type Resume struct {
 func (h *Host) Shell(r Resume) (*repl.Shell, error) {
 	w := h.w
 	store := w.Sessions()
-	s := &repl.Shell{Backend: h, Dir: w.Dir, Home: w.Home, Skills: w.SkillDirs(), Sessions: store, LogDir: w.LogDir(), Hooks: h.hooks, Commands: w.CommandDirs()}
+	s := &repl.Shell{Backend: h, Dir: w.Dir, Home: w.Home, Skills: w.SkillDirs(), Sessions: store, LogDir: w.LogDir(), Hooks: h.hooks, Commands: w.CommandDirs(),
+		Reasoning: provider.Reasoning(w.Config.Reasoning), Approval: approval.Mode(w.Config.Approval)}
+	if w.Sandbox != nil && w.Sandbox.Mode != sandbox.Off {
+		s.Sandbox = string(w.Sandbox.Mode)
+	}
+	if dir := w.Checkpoints(); dir != "" {
+		s.Checkpoints, s.CheckpointMax, s.CheckpointRoot = dir, int64(w.Config.CheckpointMaxMB)*1_000_000, w.Root
+	}
 	h.shells = append(h.shells, s)
 	if h.api != nil {
-		s.Jobs = h.api.Jobs
+		s.Jobs, s.Agents = h.api.Jobs, h.api.RunningAgents
 	}
 	h.log.OnWriteFailure(s.Warning)
 	id := r.ID
@@ -364,5 +376,6 @@ func (h *Host) ask(ctx context.Context, r Resume, prompt string, rep agent.Repor
 		return nil, err
 	}
 	s.Observe, s.Warn = rep.Event, rep.Warn
+	s.Checkpoints = "" // a run nobody rewinds
 	return s.Prompt(ctx, prompt)
 }

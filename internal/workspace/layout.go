@@ -233,6 +233,9 @@ func (l Layout) Sessions() string { return under(l.State, "sessions") }
 // LogDir is the directory of the call log.
 func (l Layout) LogDir() string { return l.State }
 
+// Checkpoints is where the shadow repositories of the sessions' files go.
+func (l Layout) Checkpoints() string { return under(l.State, "checkpoints") }
+
 // SchemaCache is the file the tools' schemas are remembered in.
 func (l Layout) SchemaCache() string { return under(l.Cache, "schemas.json") }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/discovery"
 	"github.com/ikigai-tools/ikigai/internal/execute"
 	"github.com/ikigai-tools/ikigai/internal/hooks"
+	"github.com/ikigai-tools/ikigai/internal/markdown"
 	"github.com/ikigai-tools/ikigai/internal/mcp"
 	"github.com/ikigai-tools/ikigai/internal/registry"
 	"github.com/ikigai-tools/ikigai/internal/sandbox"
@@ -45,6 +47,7 @@ type Options struct {
 type Overrides struct {
 	Provider, Model, BaseURL string
 	Approval                 string
+	Reasoning                string // off, low, medium or high
 	MaxToolTurns             int
 	ToolTimeout              time.Duration
 	// Sandbox is a sandbox mode; SandboxNetwork "on" or "off".
@@ -57,7 +60,7 @@ type Overrides struct {
 func (o Overrides) apply(c *config.Config) error {
 	for _, s := range []struct{ from, to *string }{
 		{&o.Provider, &c.Provider}, {&o.Model, &c.Model}, {&o.BaseURL, &c.BaseURL}, {&o.Approval, &c.Approval},
-		{&o.Sandbox, &c.Sandbox}, {&o.SandboxNetwork, &c.SandboxNetwork},
+		{&o.Sandbox, &c.Sandbox}, {&o.SandboxNetwork, &c.SandboxNetwork}, {&o.Reasoning, &c.Reasoning},
 	} {
 		if *s.from != "" {
 			*s.to = *s.from
@@ -368,6 +371,17 @@ func (w *Workspace) discover(ctx context.Context, d discovery.Dirs, log *calllog
 func (w *Workspace) Listing(ctx context.Context, log *calllog.Log) (r *registry.Registry, done func()) {
 	servers := w.StartMCP(log)
 	return w.Discover(ctx, log, servers), servers.Close
+}
+
+// MarkdownHelper is the path of the helper that renders the model's
+// answers in the terminal UI, installed beside the core tools; "" when it
+// is not there, or the terminal should not get styled text (NO_COLOR, a
+// dumb terminal).
+func (w *Workspace) MarkdownHelper() string {
+	if !markdown.Enabled(os.Getenv) {
+		return ""
+	}
+	return markdown.Find(w.ToolDirs.System)
 }
 
 // Places lists the tool directories searched, for messages.

@@ -225,8 +225,8 @@ func TestLoadLayers(t *testing.T) {
 	if w.Config.Model != "env" {
 		t.Errorf("with IKIGAI_MODEL: model %q", w.Config.Model)
 	}
-	w, _ = Load(f.inputs(), Options{Trust: true, Overrides: Overrides{Model: "flag", Approval: "auto", MaxToolTurns: 3, ToolTimeout: time.Second}})
-	if w.Config.Model != "flag" || w.Config.Approval != "auto" || w.Config.MaxToolTurns != 3 || w.Config.ToolTimeout != time.Second {
+	w, _ = Load(f.inputs(), Options{Trust: true, Overrides: Overrides{Model: "flag", Approval: "auto", MaxToolTurns: 3, ToolTimeout: time.Second, Reasoning: "low"}})
+	if w.Config.Model != "flag" || w.Config.Approval != "auto" || w.Config.Reasoning != "low" || w.Config.MaxToolTurns != 3 || w.Config.ToolTimeout != time.Second {
 		t.Errorf("with overrides: %+v", w.Config)
 	}
 

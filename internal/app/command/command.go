@@ -17,6 +17,7 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/calllog"
 	"github.com/ikigai-tools/ikigai/internal/display"
 	"github.com/ikigai-tools/ikigai/internal/plainjson"
+	"github.com/ikigai-tools/ikigai/internal/provider"
 	"github.com/ikigai-tools/ikigai/internal/rules"
 	"github.com/ikigai-tools/ikigai/internal/sandbox"
 	"github.com/ikigai-tools/ikigai/internal/workspace"
@@ -101,7 +102,7 @@ func Options(c *cli.Context) (workspace.Options, error) {
 		o.Overrides.ToolTimeout = time.Duration(s * float64(time.Second))
 	}
 	for flag, field := range map[string]*string{"provider": &o.Overrides.Provider, "model": &o.Overrides.Model, "base-url": &o.Overrides.BaseURL,
-		"approval": &o.Overrides.Approval, "sandbox": &o.Overrides.Sandbox} {
+		"approval": &o.Overrides.Approval, "sandbox": &o.Overrides.Sandbox, "reasoning": &o.Overrides.Reasoning} {
 		if c.IsSet(flag) {
 			*field = c.String(flag)
 		}
@@ -121,6 +122,9 @@ func Options(c *cli.Context) (workspace.Options, error) {
 				return o, Usage("%s %q: %v", flag, r, err)
 			}
 		}
+	}
+	if _, err := provider.ParseReasoning(o.Overrides.Reasoning); err != nil {
+		return o, Usage("--reasoning: %v", err)
 	}
 	if o.Overrides.Sandbox != "" {
 		if _, err := sandbox.ParseMode(o.Overrides.Sandbox); err != nil {

@@ -23,7 +23,7 @@ func options(t *testing.T, args ...string) (workspace.Options, error) {
 			&cli.Float64Flag{Name: "tool-timeout"}, &cli.StringFlag{Name: "provider"}, &cli.StringFlag{Name: "model"},
 			&cli.StringFlag{Name: "base-url"}, &cli.StringFlag{Name: "approval"}, &cli.StringFlag{Name: "sandbox"},
 			&cli.BoolFlag{Name: "yes"}, &cli.StringSliceFlag{Name: "allow-tool"}, &cli.StringSliceFlag{Name: "deny-tool"},
-			&cli.IntFlag{Name: "max-tool-turns"},
+			&cli.IntFlag{Name: "max-tool-turns"}, &cli.StringFlag{Name: "reasoning"},
 		},
 		DisableSliceFlagSeparator: true,
 		Action:                    func(c *cli.Context) error { got, err = Options(c); return nil },
@@ -37,12 +37,12 @@ func options(t *testing.T, args ...string) (workspace.Options, error) {
 func TestOptions(t *testing.T) {
 	got, err := options(t, "--trust", "--debug", "--libexec-dir", "/l", "--tool-timeout", "1.5", "--provider", "openai", "--model", "m",
 		"--base-url", "http://x", "--approval", "auto", "--sandbox", "read-only", "--allow-tool", "bash(a, b)", "--deny-tool", "bash(rm *)",
-		"--max-tool-turns", "7")
+		"--max-tool-turns", "7", "--reasoning", "high")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := workspace.Options{Trust: true, Debug: true, LibexecDir: "/l", Overrides: workspace.Overrides{
-		Provider: "openai", Model: "m", BaseURL: "http://x", Approval: "auto", Sandbox: "read-only",
+		Provider: "openai", Model: "m", BaseURL: "http://x", Approval: "auto", Sandbox: "read-only", Reasoning: "high",
 		Allow: []string{"bash(a, b)"}, Deny: []string{"bash(rm *)"}, MaxToolTurns: 7, ToolTimeout: 1500 * time.Millisecond,
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -61,6 +61,7 @@ func TestOptions(t *testing.T) {
 		{[]string{"--sandbox", "tight"}, "--sandbox: "},
 		{[]string{"--allow-tool", "bash("}, `--allow-tool "bash(": `},
 		{[]string{"--max-tool-turns", "-1"}, "--max-tool-turns: want a number above 0, got -1"},
+		{[]string{"--reasoning", "max"}, `--reasoning: reasoning "max": want off, low, medium or high`},
 	} {
 		_, err := options(t, tc.args...)
 		var ec cli.ExitCoder

@@ -17,8 +17,6 @@ import (
 )
 
 const (
-	// DefaultModel is the model used when none is configured.
-	DefaultModel = "claude-sonnet-5-5"
 	// DefaultMaxTokens bounds a response when the request does not; the
 	// API needs a bound, and this one leaves room for writing a file.
 	DefaultMaxTokens = 16384
@@ -42,7 +40,7 @@ type Provider struct {
 // New returns a Provider for c. Anthropic's own API needs a key; a key is
 // optional for any other base URL (a proxy, a test server).
 func New(c Config) (*Provider, error) {
-	api := provider.API{Name: "anthropic", KeyEnv: KeyEnv, KeyURL: "https://console.anthropic.com/settings/keys"}
+	api := provider.API{Name: name, KeyEnv: KeyEnv, KeyURL: "https://console.anthropic.com/settings/keys"}
 	client, err := provider.NewClient(api, DefaultBaseURL, c)
 	if err != nil {
 		return nil, err
@@ -85,9 +83,75 @@ type request struct {
 	Model        string       `json:"model"`
 	CacheControl cacheControl `json:"cache_control"`
 	System       []textBlock  `json:"system,omitempty"`
+	Thinking     *thinking    `json:"thinking,omitempty"`
 	Tools        []tool       `json:"tools,omitempty"`
 	Stream       bool         `json:"stream"`
 }
+
+type thinking struct {
+	BudgetTokens int    `json:"budget_tokens"`
+	Type         string `json:"type"`
+}
+
+// thinkingBlock and redactedBlock are thinking the API wrote, going back
+// to it as it came.
+type thinkingBlock struct {
+	Signature string `json:"signature"`
+	Thinking  string `json:"thinking"`
+	Type      string `json:"type"`
+}
+
+type redactedBlock struct {
+	Data string `json:"data"`
+	Type string `json:"type"`
+}
+
+// Budgets are the thinking budgets, in tokens, of each reasoning level:
+// high is the most that streams without the API's long-request warning.
+var Budgets = map[provider.Reasoning]int{provider.ReasoningLow: 4000, provider.ReasoningMedium: 10000, provider.ReasoningHigh: 31999}
+
+// minBudget is the least budget the API takes.
+const minBudget = 1024
+
+// budget returns max_tokens and the thinking budget for req: the budget
+// is added to the default max_tokens, or fitted under one the user set
+// (half of it at most, so that the answer has room); 0 for no thinking.
+func budget(req provider.Request) (maxTokens, think int) {
+	think = Budgets[req.Reasoning]
+	if req.MaxTokens == 0 {
+		if think == 0 {
+			return DefaultMaxTokens, 0
+		}
+		return DefaultMaxTokens + think, think
+	}
+	if think >= req.MaxTokens {
+		think = req.MaxTokens / 2
+	}
+	if think < minBudget {
+		think = 0
+	}
+	return req.MaxTokens, think
+}
+
+// toolTurnUnsigned reports whether the conversation ends in tool results
+// for an assistant turn that has no thinking of Anthropic's: the API
+// refuses thinking for that request (the turn began before the switch to
+// Anthropic, or with thinking off), so it is asked without.
+func toolTurnUnsigned(ms []provider.Message) bool {
+	n := len(ms)
+	if n < 2 || ms[n-2].Role != provider.Assistant || len(ms[n-2].ToolCalls()) == 0 {
+		return false
+	}
+	for _, p := range ms[n-2].Parts {
+		if t, ok := p.(provider.Thinking); ok && t.Provider == name {
+			return false
+		}
+	}
+	return true
+}
+
+// name is the API's name, as Thinking.Provider records it.
+const name = "anthropic"
 
 type cacheControl struct {
 	Type string `json:"type"`
@@ -141,8 +205,12 @@ type tool struct {
 func text(s string) textBlock { return textBlock{Text: s, Type: "text"} }
 
 func newBody(req provider.Request) request {
+	maxTokens, think := budget(req)
+	if think > 0 && toolTurnUnsigned(req.Messages) {
+		maxTokens, think = budget(provider.Request{MaxTokens: req.MaxTokens})
+	}
 	r := request{
-		MaxTokens: cmp.Or(req.MaxTokens, DefaultMaxTokens),
+		MaxTokens: maxTokens,
 		Messages:  messages(req.Messages),
 		Model:     req.Model,
 		// Each turn of an agent's conversation extends the last one, so
@@ -152,6 +220,9 @@ func newBody(req provider.Request) request {
 	}
 	if req.System != "" {
 		r.System = []textBlock{text(req.System)}
+	}
+	if think > 0 {
+		r.Thinking = &thinking{BudgetTokens: think, Type: "enabled"}
 	}
 	for _, t := range req.Tools {
 		// The schema goes out exactly as the tool wrote it.
@@ -166,7 +237,11 @@ func newBody(req provider.Request) request {
 
 func messages(ms []provider.Message) []message {
 	out := make([]message, 0, len(ms))
+	ids := callIDs{seen: map[string]bool{}}
 	for _, m := range ms {
+		if m.Role == provider.Assistant {
+			ids.turn = map[string]string{}
+		}
 		var results, blocks []any
 		for _, part := range m.Parts {
 			switch part := part.(type) {
@@ -175,16 +250,25 @@ func messages(ms []provider.Message) []message {
 				if part != "" {
 					blocks = append(blocks, text(string(part)))
 				}
+			case provider.Thinking:
+				// Only Anthropic's own thinking goes back, as it came.
+				switch {
+				case part.Provider != name:
+				case part.Redacted != "":
+					blocks = append(blocks, redactedBlock{Data: part.Redacted, Type: "redacted_thinking"})
+				case part.Signature != "":
+					blocks = append(blocks, thinkingBlock{Signature: part.Signature, Thinking: part.Text, Type: "thinking"})
+				}
 			case provider.Image:
 				blocks = append(blocks, image(part))
 			case provider.ToolCall:
-				blocks = append(blocks, toolUseBlock{ID: part.ID, Input: input(part.Arguments), Name: part.Name, Type: "tool_use"})
+				blocks = append(blocks, toolUseBlock{ID: ids.call(part.ID), Input: input(part.Arguments), Name: part.Name, Type: "tool_use"})
 			case provider.ToolResult:
 				content := []any{text(part.Content)}
 				for _, img := range part.Images {
 					content = append(content, image(img))
 				}
-				results = append(results, toolResultBlock{ToolUseID: part.CallID, IsError: part.IsError,
+				results = append(results, toolResultBlock{ToolUseID: ids.result(part.CallID), IsError: part.IsError,
 					Content: content, Type: "tool_result"})
 			}
 		}
@@ -193,9 +277,50 @@ func messages(ms []provider.Message) []message {
 		if m.Role == provider.Assistant {
 			role = "assistant"
 		}
-		out = append(out, message{Content: append(results, blocks...), Role: role})
+		content := append(results, blocks...)
+		if len(content) == 0 && len(m.Parts) > 0 {
+			// Only another vendor's thinking: the API refuses an empty
+			// turn, and nothing of it is Anthropic's to read.
+			continue
+		}
+		out = append(out, message{Content: content, Role: role})
 	}
 	return out
+}
+
+// callIDs makes the tool call ids of a conversation fit the API, which
+// wants each unique and of letters, digits, _ and - only. Another
+// provider's ids may repeat (servers that give none get call_1 in every
+// answer) or hold other characters; such a call is renamed together with
+// its result, which answers it in the next message.
+type callIDs struct {
+	seen map[string]bool
+	turn map[string]string // the last assistant turn's ids as sent, by their own
+}
+
+func (c *callIDs) call(id string) string {
+	out := strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, id)
+	out = cmp.Or(out, "call")
+	for base, n := out, 2; c.seen[out]; n++ {
+		out = fmt.Sprintf("%s_%d", base, n)
+	}
+	c.seen[out] = true
+	if c.turn != nil {
+		c.turn[id] = out
+	}
+	return out
+}
+
+func (c *callIDs) result(id string) string {
+	if out, ok := c.turn[id]; ok {
+		return out
+	}
+	return id
 }
 
 // input is a tool call's arguments as the API takes them back: a JSON
@@ -220,16 +345,20 @@ type event struct {
 	} `json:"message"`
 	// content_block_start
 	ContentBlock struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-		ID   string `json:"id"`
-		Name string `json:"name"`
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		Thinking string `json:"thinking"`
+		Data     string `json:"data"`
+		ID       string `json:"id"`
+		Name     string `json:"name"`
 	} `json:"content_block"`
 	// content_block_delta, message_delta
 	Delta struct {
 		Type        string `json:"type"`
 		Text        string `json:"text"`
 		PartialJSON string `json:"partial_json"`
+		Thinking    string `json:"thinking"`
+		Signature   string `json:"signature"`
 		StopReason  string `json:"stop_reason"`
 	} `json:"delta"`
 	// message_delta
@@ -285,9 +414,11 @@ type assembler struct {
 }
 
 type block struct {
-	kind string // "text", "tool_use", or another type, which is skipped
-	text strings.Builder
-	call provider.ToolCall
+	kind      string // "text", "tool_use", "thinking", "redacted_thinking", or another type, which is skipped
+	text      strings.Builder
+	call      provider.ToolCall
+	signature string
+	data      string
 }
 
 func (a *assembler) add(ev event) error {
@@ -314,6 +445,11 @@ func (a *assembler) add(ev event) error {
 		switch b.kind {
 		case "text":
 			return a.text(b, ev.ContentBlock.Text)
+		case "thinking":
+			return a.thinking(b, ev.ContentBlock.Thinking)
+		case "redacted_thinking":
+			b.data = ev.ContentBlock.Data
+			return a.out.Keep(len(b.data))
 		case "tool_use":
 			b.call = provider.ToolCall{ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name}
 			return a.out.Keep(len(b.call.ID) + len(b.call.Name))
@@ -326,6 +462,11 @@ func (a *assembler) add(ev event) error {
 		switch {
 		case b.kind == "text" && ev.Delta.Type == "text_delta":
 			return a.text(b, ev.Delta.Text)
+		case b.kind == "thinking" && ev.Delta.Type == "thinking_delta":
+			return a.thinking(b, ev.Delta.Thinking)
+		case b.kind == "thinking" && ev.Delta.Type == "signature_delta":
+			b.signature += ev.Delta.Signature
+			return a.out.Keep(len(ev.Delta.Signature))
 		case b.kind == "tool_use" && ev.Delta.Type == "input_json_delta":
 			if err := a.out.Keep(len(ev.Delta.PartialJSON)); err != nil {
 				return err
@@ -343,6 +484,10 @@ func (a *assembler) add(ev event) error {
 			if b.text.Len() > 0 {
 				a.res.Message.Parts = append(a.res.Message.Parts, provider.Text(b.text.String()))
 			}
+		case "thinking":
+			a.res.Message.Parts = append(a.res.Message.Parts, provider.Thinking{Provider: name, Text: b.text.String(), Signature: b.signature})
+		case "redacted_thinking":
+			a.res.Message.Parts = append(a.res.Message.Parts, provider.Thinking{Provider: name, Redacted: b.data})
 		case "tool_use":
 			b.call.Arguments = json.RawMessage(cmp.Or(b.text.String(), "{}"))
 			a.res.Message.Parts = append(a.res.Message.Parts, b.call)
@@ -357,6 +502,14 @@ func (a *assembler) add(ev event) error {
 		}
 		a.stopped = true
 	}
+	return nil
+}
+
+func (a *assembler) thinking(b *block, s string) error {
+	if err := a.out.Thinking(s); err != nil {
+		return err
+	}
+	b.text.WriteString(s)
 	return nil
 }
 

@@ -1,8 +1,13 @@
 package anthropic_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -340,5 +345,65 @@ func TestImages(t *testing.T) {
 	}
 	if d := cmp.Diff(want, body.Messages); d != "" {
 		t.Errorf("messages (-want +got):\n%s", d)
+	}
+}
+
+func TestModels(t *testing.T) {
+	srv := providertest.NewServer(providertest.Transcript{Models: []string{"claude-opus-5", "claude-haiku-5"}})
+	defer srv.Close()
+	p, err := anthropic.New(anthropic.Config{APIKey: "test-key", BaseURL: srv.AnthropicURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	models, err := p.Models(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"claude-opus-5", "claude-haiku-5"}, models); d != "" {
+		t.Errorf("models (-want +got):\n%s", d)
+	}
+	got := srv.Requests()[0]
+	if got.Method != "GET" || got.Path != "/v1/models" || got.Header.Get("X-Api-Key") != "test-key" || got.Header.Get("Anthropic-Version") == "" {
+		t.Errorf("%s %s with headers %v", got.Method, got.Path, got.Header)
+	}
+	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "<html>") }))
+	defer bad.Close()
+	p, _ = anthropic.New(anthropic.Config{BaseURL: bad.URL})
+	var e *provider.Error
+	if _, err := p.Models(context.Background()); !errors.As(err, &e) || e.Kind != provider.BadResponse {
+		t.Errorf("a page that is not JSON: got %v, want a bad-response error", err)
+	}
+}
+
+// Ids another provider gave may repeat, or hold characters the API does
+// not take: such a call is renamed together with its result.
+func TestRepeatedCallIDs(t *testing.T) {
+	turn := func(id string) []provider.Message {
+		return []provider.Message{
+			{Role: provider.Assistant, Parts: []provider.Part{provider.ToolCall{ID: id, Name: "bash", Arguments: json.RawMessage(`{}`)}}},
+			{Role: provider.User, Parts: []provider.Part{provider.ToolResult{CallID: id, Content: "{}"}}},
+		}
+	}
+	msgs := []provider.Message{provider.UserText("Go.")}
+	msgs = append(msgs, turn("call_1")...)
+	msgs = append(msgs, turn("call_1")...)
+	msgs = append(msgs, turn("call:x.1")...)
+	p := providertest.Play(t, connect, provider.Config{}, provider.Request{Model: "m", Messages: msgs}, providertest.Reply{Text: "ok"})
+	if p.Err != nil {
+		t.Fatal(p.Err) // the fake refuses repeated ids, as the API does
+	}
+	var body struct {
+		Messages []struct {
+			Content []map[string]any `json:"content"`
+		} `json:"messages"`
+	}
+	json.Unmarshal(p.Requests[0].Body, &body)
+	var got []string
+	for _, m := range body.Messages[1:] {
+		got = append(got, fmt.Sprintln(m.Content[0]["id"], m.Content[0]["tool_use_id"]))
+	}
+	want := []string{"call_1 <nil>\n", "<nil> call_1\n", "call_1_2 <nil>\n", "<nil> call_1_2\n", "call_x_1 <nil>\n", "<nil> call_x_1\n"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("ids (-want +got):\n%s", d)
 	}
 }

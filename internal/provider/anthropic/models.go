@@ -1,6 +1,17 @@
 package anthropic
 
-import "github.com/ikigai-tools/ikigai/internal/provider"
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+
+	"github.com/ikigai-tools/ikigai/internal/provider"
+)
+
+// DefaultModel is the model used when none is configured; it is in
+// Models below.
+const DefaultModel = "claude-sonnet-5-5"
 
 // Models is what Anthropic's models are known to be: every current Claude
 // model reads 200,000 tokens (more only with a beta header ikigai does not
@@ -11,4 +22,36 @@ var Models = provider.ModelTable{
 	{"claude-haiku", provider.ModelInfo{Window: 200_000, Price: &provider.Price{Input: 1, Output: 5, CacheRead: 0.1, CacheWrite: 1.25}}},
 	{"claude-sonnet", provider.ModelInfo{Window: 200_000, Price: &provider.Price{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}}},
 	{"claude-opus", provider.ModelInfo{Window: 200_000, Price: &provider.Price{Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25}}},
+}
+
+// Models lists the models the API offers, newest first, as its
+// /v1/models endpoint does; only the first page (a thousand models).
+func (p *Provider) Models(ctx context.Context) ([]string, error) {
+	req, err := p.client.NewRequest(ctx, http.MethodGet, "/v1/models?limit=1000", nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	res, err := p.client.Send(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+	res.Body.Close()
+	if err != nil {
+		return nil, p.client.API.Failure(ctx, err)
+	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &list); err != nil {
+		return nil, p.client.API.Malformed("the model list: " + err.Error())
+	}
+	ids := make([]string, 0, len(list.Data))
+	for _, m := range list.Data {
+		ids = append(ids, m.ID)
+	}
+	return ids, nil
 }

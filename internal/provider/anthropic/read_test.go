@@ -24,6 +24,8 @@ func FuzzRead(f *testing.F) {
 	} {
 		f.Add(providertest.Wire(f, "/v1/messages", `{"model":"m","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`, r))
 	}
+	f.Add(providertest.Wire(f, "/v1/messages", `{"model":"m","max_tokens":2000,"thinking":{"type":"enabled","budget_tokens":1024},"stream":true,"messages":[{"role":"user","content":"hi"}]}`,
+		providertest.Reply{Thinking: "Short thought.", Text: "Hi", ToolCalls: []providertest.Call{{Name: "ls"}}}))
 	f.Add([]byte("event: ping\ndata: {}\n\n: comment\n\n"))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		api := provider.API{Name: "anthropic", BaseURL: "http://127.0.0.1:1"}

@@ -2,6 +2,11 @@ package openai
 
 import "github.com/ikigai-tools/ikigai/internal/provider"
 
+// DefaultModel is the model used with OpenAI's API, at any base URL,
+// when none is configured; it is in Models below. Other servers have no
+// default: pick asks them.
+const DefaultModel = "gpt-5.5"
+
 // Models is what OpenAI's chat models are known to be, in dollars per
 // million tokens; the configuration's prices key corrects or adds to
 // them. Checked 2026-11-22.

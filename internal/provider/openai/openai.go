@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/ikigai-tools/ikigai/internal/plainjson"
@@ -22,10 +23,6 @@ import (
 )
 
 const (
-	// DefaultModel is the model used with OpenAI's API, at any base URL,
-	// when none is configured. Other servers have no default: pick asks
-	// them.
-	DefaultModel = "gpt-5.5"
 	// DefaultBaseURL is OpenAI's API.
 	DefaultBaseURL = "https://api.openai.com/v1"
 	// KeyEnv is the environment variable that holds the API key, for
@@ -128,6 +125,7 @@ type request struct {
 	Model               string        `json:"model"`
 	MaxCompletionTokens int           `json:"max_completion_tokens,omitempty"`
 	MaxTokens           int           `json:"max_tokens,omitempty"`
+	ReasoningEffort     string        `json:"reasoning_effort,omitempty"`
 	StreamOptions       streamOptions `json:"stream_options"`
 	Tools               []tool        `json:"tools,omitempty"`
 	Stream              bool          `json:"stream"`
@@ -186,6 +184,7 @@ func (p *Provider) newBody(req provider.Request) request {
 		StreamOptions: streamOptions{IncludeUsage: true},
 		Stream:        true,
 	}
+	r.ReasoningEffort = p.effort(req.Model, req.Reasoning)
 	if req.MaxTokens > 0 {
 		// OpenAI's newer models refuse max_tokens; the servers that copy
 		// the API know max_tokens better than its successor.
@@ -203,6 +202,41 @@ func (p *Provider) newBody(req provider.Request) request {
 		r.Tools = append(r.Tools, fn)
 	}
 	return r
+}
+
+var (
+	// oSeries and firstGPT5 are OpenAI's reasoning models whose least
+	// effort is "low" and "minimal"; the later gpt-5.x take "none".
+	oSeries   = regexp.MustCompile(`^o[0-9]`)
+	firstGPT5 = regexp.MustCompile(`^gpt-5($|-)`)
+	laterGPT5 = regexp.MustCompile(`^gpt-5\.`)
+)
+
+// effort is the reasoning_effort for reasoning r on model. OpenAI's models
+// that do not reason get none (the API refuses it); off is the least the
+// model takes. Other servers get low, medium or high, which those that
+// reason understand, and nothing for off, which they spell differently.
+func (p *Provider) effort(model string, r provider.Reasoning) string {
+	if r == provider.ReasoningDefault {
+		return ""
+	}
+	if !p.openAI {
+		if r == provider.ReasoningOff {
+			return ""
+		}
+		return string(r)
+	}
+	switch {
+	case r != provider.ReasoningOff && (oSeries.MatchString(model) || firstGPT5.MatchString(model) || laterGPT5.MatchString(model)):
+		return string(r)
+	case oSeries.MatchString(model):
+		return "low"
+	case firstGPT5.MatchString(model):
+		return "minimal"
+	case laterGPT5.MatchString(model):
+		return "none"
+	}
+	return ""
 }
 
 // parameters is a tool's schema as it goes out: its fields in the order
@@ -282,9 +316,13 @@ type chunk struct {
 	Choices []struct {
 		Index int64 `json:"index"`
 		Delta struct {
-			Content   string `json:"content"`
-			Refusal   string `json:"refusal"`
-			ToolCalls []struct {
+			Content string `json:"content"`
+			Refusal string `json:"refusal"`
+			// The thinking of servers that show it: reasoning_content
+			// (DeepSeek, vLLM, llama.cpp), reasoning (Ollama, OpenRouter).
+			ReasoningContent string `json:"reasoning_content"`
+			Reasoning        string `json:"reasoning"`
+			ToolCalls        []struct {
 				Index    int64  `json:"index"`
 				ID       string `json:"id"`
 				Function struct {
@@ -301,6 +339,9 @@ type chunk struct {
 		PromptTokensDetails struct {
 			CachedTokens int64 `json:"cached_tokens"`
 		} `json:"prompt_tokens_details"`
+		CompletionTokensDetails struct {
+			ReasoningTokens int64 `json:"reasoning_tokens"`
+		} `json:"completion_tokens_details"`
 	} `json:"usage"`
 	Error json.RawMessage `json:"error"`
 }
@@ -310,7 +351,7 @@ type chunk struct {
 // are skipped, and one that carries an error ends it with that error.
 func read(stream *provider.Reader) (*provider.Response, error) {
 	api := stream.API()
-	a := assembler{out: stream, byIndex: map[int64]*call{}}
+	a := assembler{out: stream, byIndex: map[int64]*call{}, api: api.Name}
 	for {
 		msg, err := stream.Next()
 		if errors.Is(err, io.EOF) {
@@ -348,7 +389,9 @@ func read(stream *provider.Reader) (*provider.Response, error) {
 // compatible servers number every call 0.
 type assembler struct {
 	out     *provider.Reader // where text and calls are reported, and counted
+	api     string
 	text    strings.Builder
+	thought strings.Builder
 	calls   []*call // in the order they began
 	byIndex map[int64]*call
 	ready   int // calls reported so far
@@ -364,13 +407,19 @@ type call struct {
 func (a *assembler) add(ch chunk) error {
 	if u := ch.Usage; u.PromptTokens > 0 || u.CompletionTokens > 0 {
 		a.usage = provider.Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens),
-			CacheReadTokens: int(u.PromptTokensDetails.CachedTokens)}
+			CacheReadTokens: int(u.PromptTokensDetails.CachedTokens), ThinkingTokens: int(u.CompletionTokensDetails.ReasoningTokens)}
 	}
 	for _, choice := range ch.Choices {
 		if choice.Index != 0 {
 			continue // only one answer was asked for
 		}
 		d := choice.Delta
+		for _, s := range []string{d.ReasoningContent, d.Reasoning} {
+			if err := a.out.Thinking(s); err != nil {
+				return err
+			}
+			a.thought.WriteString(s)
+		}
 		for _, s := range []string{d.Content, d.Refusal} {
 			if s != "" {
 				if err := a.out.Text(s); err != nil {
@@ -419,6 +468,10 @@ func (a *assembler) flush() {
 func (a *assembler) response() *provider.Response {
 	a.flush()
 	res := &provider.Response{Message: provider.Message{Role: provider.Assistant}, Usage: a.usage}
+	if a.thought.Len() > 0 {
+		// Shown and kept, never sent back: no server wants it again.
+		res.Message.Parts = append(res.Message.Parts, provider.Thinking{Provider: a.api, Text: a.thought.String()})
+	}
 	if a.text.Len() > 0 {
 		res.Message.Parts = append(res.Message.Parts, provider.Text(a.text.String()))
 	}

@@ -1,10 +1,12 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,13 +27,15 @@ type ServerModel struct {
 }
 
 // ServerInfo asks the server what it knows of the model called model: an
-// Ollama server through /api/show (its model_info's context_length and its
-// capabilities), llama.cpp's through /props (the context it was started
+// Ollama server through /api/show (its model_info's context_length, less
+// the num_ctx its parameters set or, failing that, the context /api/ps
+// says it was loaded with; and its capabilities), llama.cpp's through /props (the context it was started
 // with, and its modalities). A server that is neither, or does not answer,
 // says nothing: the zero ServerModel.
 func (p *Provider) ServerInfo(ctx context.Context, model string) ServerModel {
 	root := strings.TrimSuffix(strings.TrimSuffix(p.client.API.BaseURL, "/"), "/v1")
 	var show struct {
+		Parameters   string                     `json:"parameters"`
 		ModelInfo    map[string]json.RawMessage `json:"model_info"`
 		Capabilities []string                   `json:"capabilities"`
 	}
@@ -42,6 +46,14 @@ func (p *Provider) ServerInfo(ctx context.Context, model string) ServerModel {
 			if strings.HasSuffix(k, ".context_length") {
 				json.Unmarshal(v, &m.Window)
 			}
+		}
+		// Ollama runs a model with less context than it takes, unless
+		// told (and cuts what does not fit without a word): the
+		// Modelfile's num_ctx, else what it was loaded with, if it is.
+		if n := ollamaContext(show.Parameters); n > 0 {
+			m.Window = min(n, cmp.Or(m.Window, n))
+		} else if n := p.ollamaLoaded(ctx, root, model); n > 0 {
+			m.Window = n
 		}
 		if show.Capabilities != nil {
 			vision := false
@@ -68,6 +80,38 @@ func (p *Provider) ServerInfo(ctx context.Context, model string) ServerModel {
 		return m
 	}
 	return ServerModel{}
+}
+
+// ollamaContext returns the num_ctx of an Ollama model's parameters (a
+// line "num_ctx 16384" of its Modelfile's), 0 when they set none.
+func ollamaContext(parameters string) int {
+	for line := range strings.Lines(parameters) {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "num_ctx" {
+			n, _ := strconv.Atoi(f[1])
+			return n
+		}
+	}
+	return 0
+}
+
+// ollamaLoaded returns the context an Ollama server loaded model with, as
+// its /api/ps says; 0 when the model is not loaded.
+func (p *Provider) ollamaLoaded(ctx context.Context, root, model string) int {
+	var ps struct {
+		Models []struct {
+			Name    string `json:"name"`
+			Context int    `json:"context_length"`
+		} `json:"models"`
+	}
+	if !p.ask(ctx, http.MethodGet, root+"/api/ps", nil, &ps) {
+		return 0
+	}
+	for _, m := range ps.Models {
+		if m.Name == model || m.Name == model+":latest" {
+			return m.Context
+		}
+	}
+	return 0
 }
 
 // ask sends one request to the server and decodes its JSON answer into v,

@@ -2,8 +2,9 @@
 // environment. What the user set wins: a provider, else a model whose name
 // says whose it is. Else ANTHROPIC_API_KEY picks Anthropic (at the base
 // URL, if one is set); else a base URL is an OpenAI-compatible server;
-// else OPENAI_API_KEY picks OpenAI; else a local server (Ollama) is asked
-// for its models. If none of that works, the error says what to set.
+// else OPENAI_API_KEY picks OpenAI; else GEMINI_API_KEY or GOOGLE_API_KEY
+// picks Google; else a local server (Ollama) is asked for its models. If
+// none of that works, the error says what to set.
 package pick
 
 import (
@@ -20,6 +21,7 @@ import (
 
 	"github.com/ikigai-tools/ikigai/internal/provider"
 	"github.com/ikigai-tools/ikigai/internal/provider/anthropic"
+	"github.com/ikigai-tools/ikigai/internal/provider/gemini"
 	"github.com/ikigai-tools/ikigai/internal/provider/openai"
 )
 
@@ -28,6 +30,7 @@ const (
 	Anthropic        = "anthropic"
 	OpenAI           = "openai"
 	OpenAICompatible = "openai-compatible"
+	Google           = "google"
 )
 
 // LocalURL is where a local OpenAI-compatible server is looked for:
@@ -40,7 +43,7 @@ const probeTimeout = 3 * time.Second
 // Settings are the user's choices, from configuration and flags; empty
 // fields are left to the environment and the defaults.
 type Settings struct {
-	Provider   string // Anthropic, OpenAI or OpenAICompatible
+	Provider   string // Anthropic, OpenAI, OpenAICompatible or Google
 	Model      string
 	BaseURL    string
 	Getenv     func(string) string // os.Getenv when nil
@@ -59,7 +62,7 @@ type Settings struct {
 // A Choice is the provider to use and why.
 type Choice struct {
 	Provider provider.Provider
-	Name     string // Anthropic, OpenAI or OpenAICompatible
+	Name     string // Anthropic, OpenAI, OpenAICompatible or Google
 	Model    string
 	BaseURL  string
 	Reason   string // why this provider and model, in words for the user
@@ -84,12 +87,18 @@ func Provider(ctx context.Context, s Settings) (*Choice, error) {
 		name, reason = Anthropic, "the model is Anthropic's"
 	case openAIModel.MatchString(s.Model):
 		name, reason = OpenAI, "the model is OpenAI's"
+	case strings.HasPrefix(s.Model, "gemini-"):
+		name, reason = Google, "the model is Google's"
 	case getenv(anthropic.KeyEnv) != "":
 		name, reason = Anthropic, anthropic.KeyEnv+" is set"
 	case s.BaseURL != "":
 		name, reason = OpenAICompatible, "a base URL is set"
 	case getenv(openai.KeyEnv) != "":
 		name, reason = OpenAI, openai.KeyEnv+" is set"
+	case getenv(gemini.KeyEnv) != "":
+		name, reason = Google, gemini.KeyEnv+" is set"
+	case getenv(gemini.AltKeyEnv) != "":
+		name, reason = Google, gemini.AltKeyEnv+" is set"
 	default:
 		return local(ctx, s, getenv)
 	}
@@ -104,6 +113,15 @@ func Provider(ctx context.Context, s Settings) (*Choice, error) {
 		}
 		c.Provider = p
 		c.Model = cmp.Or(c.Model, anthropic.DefaultModel)
+		return c, nil
+	case Google:
+		c.BaseURL = cmp.Or(s.BaseURL, getenv(gemini.BaseURLEnv), gemini.DefaultBaseURL)
+		p, err := gemini.New(s.config(cmp.Or(getenv(gemini.KeyEnv), getenv(gemini.AltKeyEnv)), c.BaseURL))
+		if err != nil {
+			return nil, err
+		}
+		c.Provider = p
+		c.Model = cmp.Or(c.Model, gemini.DefaultModel)
 		return c, nil
 	case OpenAI, OpenAICompatible:
 		fallback := openai.DefaultBaseURL
@@ -131,7 +149,7 @@ func Provider(ctx context.Context, s Settings) (*Choice, error) {
 		}
 		return c, nil
 	}
-	return nil, fmt.Errorf("unknown provider %q: choose %s, %s or %s", name, Anthropic, OpenAI, OpenAICompatible)
+	return nil, fmt.Errorf("unknown provider %q: choose %s, %s, %s or %s", name, Anthropic, OpenAI, OpenAICompatible, Google)
 }
 
 // config is what a provider at base, with key, needs from s.
@@ -198,12 +216,13 @@ func local(ctx context.Context, s Settings, getenv func(string) string) (*Choice
 	}
 	return nil, &provider.Error{
 		Kind: provider.Auth,
-		Message: fmt.Sprintf("no model provider is set up: %s and %s are not set, and no server answered at %s (%v)",
-			anthropic.KeyEnv, openai.KeyEnv, base, reason(err)),
+		Message: fmt.Sprintf("no model provider is set up: %s, %s and %s are not set, and no server answered at %s (%v)",
+			anthropic.KeyEnv, openai.KeyEnv, gemini.KeyEnv, base, reason(err)),
 		URL: base,
 		Steps: []string{
 			"For Anthropic: export " + anthropic.KeyEnv + "=<key from https://console.anthropic.com/settings/keys>",
 			"For OpenAI: export " + openai.KeyEnv + "=<key from https://platform.openai.com/api-keys>",
+			"For Google Gemini: export " + gemini.KeyEnv + "=<key from https://aistudio.google.com/apikey>",
 			"For a local model: install Ollama (https://ollama.com), run ollama serve and ollama pull qwen3; " +
 				"or point --base-url at another OpenAI-compatible server",
 		},

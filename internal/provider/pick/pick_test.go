@@ -11,6 +11,7 @@ import (
 
 	"github.com/ikigai-tools/ikigai/internal/provider"
 	"github.com/ikigai-tools/ikigai/internal/provider/anthropic"
+	"github.com/ikigai-tools/ikigai/internal/provider/gemini"
 	"github.com/ikigai-tools/ikigai/internal/provider/openai"
 	"github.com/ikigai-tools/ikigai/internal/provider/providertest"
 )
@@ -79,6 +80,21 @@ func TestChoice(t *testing.T) {
 			OpenAI, openai.DefaultModel, silent.OpenAIURL(), "the provider setting"},
 		{"OpenAI at a base URL, without a key", Settings{Provider: OpenAI, BaseURL: silent.OpenAIURL(), Getenv: env(anthropic.KeyEnv, "a")},
 			OpenAI, openai.DefaultModel, silent.OpenAIURL(), "the provider setting"},
+		// Google's keys come after the others: nobody's choice changes.
+		{"a Gemini key", Settings{Getenv: env(gemini.KeyEnv, "g")},
+			Google, gemini.DefaultModel, gemini.DefaultBaseURL, "GEMINI_API_KEY is set"},
+		{"a Google key", Settings{Getenv: env(gemini.AltKeyEnv, "g")},
+			Google, gemini.DefaultModel, gemini.DefaultBaseURL, "GOOGLE_API_KEY is set"},
+		{"a Gemini key after the OpenAI key", Settings{Getenv: env(gemini.KeyEnv, "g", openai.KeyEnv, "o")},
+			OpenAI, openai.DefaultModel, openai.DefaultBaseURL, "OPENAI_API_KEY is set"},
+		{"a Gemini key after a base URL", Settings{BaseURL: remote.OpenAIURL(), Getenv: env(gemini.KeyEnv, "g")},
+			OpenAICompatible, "vendor/model-x", remote.OpenAIURL(), "a base URL is set; vendor/model-x is the first model the server lists"},
+		{"a Gemini model", Settings{Model: "gemini-3-pro-preview", Getenv: env(anthropic.KeyEnv, "a", gemini.AltKeyEnv, "g")},
+			Google, "gemini-3-pro-preview", gemini.DefaultBaseURL, "the model is Google's"},
+		{"Google's SDK's base URL variable", Settings{Provider: Google, Getenv: env("GOOGLE_GEMINI_BASE_URL", silent.GeminiURL())},
+			Google, gemini.DefaultModel, silent.GeminiURL(), "the provider setting"},
+		{"a provider wins over a Gemini model", Settings{Provider: Anthropic, Model: "gemini-2.5-flash", Getenv: env(anthropic.KeyEnv, "a")},
+			Anthropic, "gemini-2.5-flash", anthropic.DefaultBaseURL, "the provider setting"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.settings.localURL = local.OpenAIURL()
@@ -99,12 +115,15 @@ func TestChoice(t *testing.T) {
 // The provider chosen is the one that talks: its failures name it, and
 // OpenAI at any base URL gets OpenAI's max_completion_tokens.
 func TestChosenProviderSpeaks(t *testing.T) {
-	for _, name := range []string{Anthropic, OpenAI, OpenAICompatible} {
+	for _, name := range []string{Anthropic, OpenAI, OpenAICompatible, Google} {
 		srv := providertest.NewServer(providertest.Transcript{Replies: []providertest.Reply{{Text: "ok"}, {Status: 400, Error: "no"}}})
 		defer srv.Close()
 		base := srv.OpenAIURL()
-		if name == Anthropic {
+		switch name {
+		case Anthropic:
 			base = srv.AnthropicURL()
+		case Google:
+			base = srv.GeminiURL()
 		}
 		c, err := Provider(context.Background(), Settings{Provider: name, Model: "m", BaseURL: base, Getenv: env()})
 		if err != nil {
@@ -128,12 +147,15 @@ func TestChosenProviderSpeaks(t *testing.T) {
 
 // The idle timeout reaches whichever provider is chosen.
 func TestIdleTimeout(t *testing.T) {
-	for _, name := range []string{Anthropic, OpenAI, OpenAICompatible} {
+	for _, name := range []string{Anthropic, OpenAI, OpenAICompatible, Google} {
 		srv := providertest.NewServer(providertest.Transcript{Replies: []providertest.Reply{{StallBeforeHeaders: true}}})
 		defer srv.Close()
 		base := srv.OpenAIURL()
-		if name == Anthropic {
+		switch name {
+		case Anthropic:
 			base = srv.AnthropicURL()
+		case Google:
+			base = srv.GeminiURL()
 		}
 		c, err := Provider(context.Background(), Settings{Provider: name, Model: "m", BaseURL: base, Getenv: env(),
 			Retry: provider.Retry{Attempts: 1}, IdleTimeout: 100 * time.Millisecond})
@@ -153,8 +175,11 @@ func TestMaxResponseBytes(t *testing.T) {
 		srv := providertest.NewServer(providertest.Transcript{Replies: []providertest.Reply{{Text: strings.Repeat("word ", 20)}}})
 		defer srv.Close()
 		base := srv.OpenAIURL()
-		if name == Anthropic {
+		switch name {
+		case Anthropic:
 			base = srv.AnthropicURL()
+		case Google:
+			base = srv.GeminiURL()
 		}
 		c, err := Provider(context.Background(), Settings{Provider: name, Model: "m", BaseURL: base, Getenv: env(), MaxResponseBytes: 50})
 		if err != nil {
@@ -219,8 +244,8 @@ func TestNothingUsable(t *testing.T) {
 		t.Fatalf("got %v, want an auth error", err)
 	}
 	for _, want := range []string{
-		"no model provider is set up: ANTHROPIC_API_KEY and OPENAI_API_KEY are not set, and no server answered at " + url + " (connection refused)",
-		"export ANTHROPIC_API_KEY=", "export OPENAI_API_KEY=", "ollama pull", "--base-url",
+		"no model provider is set up: ANTHROPIC_API_KEY, OPENAI_API_KEY and GEMINI_API_KEY are not set, and no server answered at " + url + " (connection refused)",
+		"export ANTHROPIC_API_KEY=", "export OPENAI_API_KEY=", "export GEMINI_API_KEY=", "ollama pull", "--base-url",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%q\ndoes not say %q", err, want)
@@ -242,7 +267,8 @@ func TestSettingErrors(t *testing.T) {
 		settings Settings
 		want     string
 	}{
-		{Settings{Provider: "gemini"}, `unknown provider "gemini": choose anthropic, openai or openai-compatible`},
+		{Settings{Provider: "gemini"}, `unknown provider "gemini": choose anthropic, openai, openai-compatible or google`},
+		{Settings{Provider: Google}, "google: no API key: GEMINI_API_KEY is not set"},
 		{Settings{Provider: Anthropic}, "anthropic: no API key: ANTHROPIC_API_KEY is not set"},
 		{Settings{Provider: OpenAI}, "openai: no API key: OPENAI_API_KEY is not set"},
 		{Settings{BaseURL: "localhost:11434"}, `openai-compatible: base URL "localhost:11434" is not an http or https URL`},
@@ -253,5 +279,28 @@ func TestSettingErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: got %v, want %q", tc.settings, err, tc.want)
 		}
+	}
+}
+
+// Each provider's default model is in its table, window and price known,
+// so that a conversation with the defaults can be compacted and costed.
+func TestDefaultsInTables(t *testing.T) {
+	for _, tc := range []struct {
+		model string
+		table provider.ModelTable
+	}{
+		{anthropic.DefaultModel, anthropic.Models},
+		{openai.DefaultModel, openai.Models},
+		{gemini.DefaultModel, gemini.Models},
+	} {
+		if info := tc.table.Lookup(tc.model); info.Window == 0 || info.Price == nil {
+			t.Errorf("%s: window %d, price %v; want both known", tc.model, info.Window, info.Price)
+		}
+	}
+	if w := gemini.Models.Lookup("gemini-2.5-pro").Window; w != 1_048_576 {
+		t.Errorf("gemini-2.5-pro reads %d tokens, want 1,048,576", w)
+	}
+	if info := gemini.Models.Lookup("gemini-3-pro-preview"); info.Price == nil || info.Price.Input != 2 {
+		t.Errorf("gemini-3-pro-preview: %+v", info)
 	}
 }

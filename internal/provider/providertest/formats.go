@@ -1,11 +1,14 @@
 package providertest
 
 import (
+	"bytes"
 	"cmp"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -21,7 +24,11 @@ func (anthropic) check(body []byte) string {
 	var req struct {
 		Model     string `json:"model"`
 		MaxTokens int    `json:"max_tokens"`
-		Messages  []struct {
+		Thinking  *struct {
+			Type         string `json:"type"`
+			BudgetTokens int    `json:"budget_tokens"`
+		} `json:"thinking"`
+		Messages []struct {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
 		} `json:"messages"`
@@ -37,17 +44,41 @@ func (anthropic) check(body []byte) string {
 	case len(req.Messages) == 0:
 		return "messages: at least one message is required"
 	}
+	thinking := req.Thinking != nil && req.Thinking.Type == "enabled"
+	if thinking && req.Thinking.BudgetTokens < 1024 {
+		return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+	}
+	if thinking && req.MaxTokens <= req.Thinking.BudgetTokens {
+		return "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size"
+	}
 	var pending []string // the tool_use ids of the previous assistant message
+	used := map[string]bool{}
 	for i, m := range req.Messages {
 		var blocks []struct {
 			anthropicImage
 			ID        string          `json:"id"`
 			ToolUseID string          `json:"tool_use_id"`
 			Content   json.RawMessage `json:"content"`
+			Thinking  string          `json:"thinking"`
+			Signature string          `json:"signature"`
 		}
 		json.Unmarshal(m.Content, &blocks) // a string content has no blocks
+		if c := string(m.Content); c == "" || c == "[]" || c == `""` {
+			return fmt.Sprintf("messages.%d: all messages must have non-empty content except for the optional final assistant message", i)
+		}
 		var uses, results []string
 		for j, b := range blocks {
+			if b.Type == "thinking" && b.Signature != thinkingSignature(b.Thinking) {
+				return fmt.Sprintf("messages.%d.content.%d: Invalid `signature` in `thinking` block", i, j)
+			}
+			// With thinking on, the assistant turn that a final set of tool
+			// results answers must begin with its thinking.
+			if thinking && m.Role == "assistant" && i == len(req.Messages)-2 && j == 0 && b.Type != "thinking" && b.Type != "redacted_thinking" &&
+				bytes.Contains(req.Messages[i+1].Content, []byte(`"tool_result"`)) {
+				return fmt.Sprintf("messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found `%s`. When `thinking` is enabled, "+
+					"a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). "+
+					"We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`.", i, b.Type)
+			}
 			at := fmt.Sprintf("messages.%d.content.%d", i, j)
 			if problem := b.check(at); problem != "" {
 				return problem
@@ -63,6 +94,13 @@ func (anthropic) check(body []byte) string {
 			}
 			switch b.Type {
 			case "tool_use":
+				if used[b.ID] {
+					return fmt.Sprintf("messages.%d.content.%d: `tool_use` ids must be unique", i, j)
+				}
+				if !toolUseID.MatchString(b.ID) {
+					return fmt.Sprintf("messages.%d.content.%d.id: String should match pattern '^[a-zA-Z0-9_-]+$'", i, j)
+				}
+				used[b.ID] = true
 				uses = append(uses, b.ID)
 			case "tool_result":
 				if !slices.Contains(pending, b.ToolUseID) {
@@ -136,7 +174,8 @@ func (anthropic) fail(w http.ResponseWriter, status int, typ, msg string) {
 	writeJSON(w, status, obj{"type": "error", "error": obj{"type": typ, "message": cmp.Or(msg, http.StatusText(status))}})
 }
 
-func (anthropic) stream(w *eventWriter, r Reply, calls []Call, model string, _ bool) {
+func (anthropic) stream(w *eventWriter, r Reply, calls []Call, q query) {
+	model := q.model
 	u := r.usage()
 	w.event("message_start", obj{"type": "message_start", "message": obj{
 		"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
@@ -152,6 +191,14 @@ func (anthropic) stream(w *eventWriter, r Reply, calls []Call, model string, _ b
 		}
 		w.event("content_block_stop", obj{"type": "content_block_stop", "index": index})
 		index++
+	}
+	if r.Thinking != "" && q.thinking {
+		var deltas []obj
+		for _, word := range words(r.Thinking) {
+			deltas = append(deltas, obj{"type": "thinking_delta", "thinking": word})
+		}
+		deltas = append(deltas, obj{"type": "signature_delta", "signature": thinkingSignature(r.Thinking)})
+		block(obj{"type": "thinking", "thinking": "", "signature": ""}, deltas)
 	}
 	if r.Text != "" {
 		var deltas []obj
@@ -176,6 +223,16 @@ func (anthropic) stream(w *eventWriter, r Reply, calls []Call, model string, _ b
 			"usage": obj{"output_tokens": u.OutputTokens}})
 		w.event("message_stop", obj{"type": "message_stop"})
 	}
+}
+
+var toolUseID = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+
+// thinkingSignature is the signature the fake gives a thinking block's
+// text, and checks when the block comes back: changed or moved text
+// fails, as it does with Anthropic.
+func thinkingSignature(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return "EqQBCkgIARAB" + base64.StdEncoding.EncodeToString(sum[:18])
 }
 
 // openai is the Chat Completions API's format.
@@ -271,12 +328,16 @@ func nilIfEmpty(s string) any {
 	return s
 }
 
-func (openai) stream(w *eventWriter, r Reply, calls []Call, model string, withUsage bool) {
+func (openai) stream(w *eventWriter, r Reply, calls []Call, q query) {
+	model, withUsage := q.model, q.withUsage
 	chunk := func(delta obj, finish any) obj {
 		return obj{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": model,
 			"choices": []obj{{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}}}
 	}
 	w.event("", chunk(obj{"role": "assistant", "content": ""}, nil))
+	for _, word := range words(r.Thinking) {
+		w.event("", chunk(obj{"reasoning_content": word}, nil))
+	}
 	for _, word := range words(r.Text) {
 		w.event("", chunk(obj{"content": word}, nil))
 	}
@@ -301,7 +362,7 @@ func (openai) stream(w *eventWriter, r Reply, calls []Call, model string, withUs
 		u := r.usage()
 		w.event("", obj{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": model,
 			"choices": []obj{}, "usage": obj{"prompt_tokens": u.InputTokens, "completion_tokens": u.OutputTokens,
-				"total_tokens": u.InputTokens + u.OutputTokens}})
+				"total_tokens": u.InputTokens + u.OutputTokens, "completion_tokens_details": obj{"reasoning_tokens": len(r.Thinking) / 4}}})
 	}
 	w.event("", "[DONE]")
 }

@@ -32,15 +32,17 @@ func Wire(tb testing.TB, path, request string, r Reply) []byte {
 
 // CheckRead runs a provider's stream reader, whatever the body it reads,
 // and checks what any reader owes its caller: it fails only with an
-// *provider.Error, and the response's text and tool calls are exactly what
-// it reported as events. It returns the calls reported, for checks of the
+// *provider.Error, and the response's text, thinking and tool calls are
+// exactly what it reported as events. It returns the calls reported, for checks of the
 // provider's own.
 func CheckRead(t *testing.T, read func(on func(provider.Event)) (*provider.Response, error)) []provider.ToolCall {
 	t.Helper()
-	var text strings.Builder
+	var text, thought strings.Builder
 	var calls []provider.ToolCall
 	got, err := read(func(ev provider.Event) {
 		switch ev.Kind {
+		case provider.ThinkingDelta:
+			thought.WriteString(ev.Text)
 		case provider.TextDelta:
 			text.WriteString(ev.Text)
 		case provider.ToolCallReady:
@@ -56,6 +58,15 @@ func CheckRead(t *testing.T, read func(on func(provider.Event)) (*provider.Respo
 	}
 	if got.Message.Text() != text.String() {
 		t.Errorf("text %q, reported %q", got.Message.Text(), text.String())
+	}
+	var kept strings.Builder
+	for _, p := range got.Message.Parts {
+		if th, ok := p.(provider.Thinking); ok {
+			kept.WriteString(th.Text)
+		}
+	}
+	if kept.String() != thought.String() {
+		t.Errorf("thinking %q, reported %q", kept.String(), thought.String())
 	}
 	if d := cmp.Diff(calls, got.Message.ToolCalls()); d != "" {
 		t.Errorf("tool calls differ from those reported:\n%s", d)

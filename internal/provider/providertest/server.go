@@ -54,6 +54,9 @@ func (s *Server) AnthropicURL() string { return s.URL }
 // OpenAIURL is the base URL for an OpenAI client.
 func (s *Server) OpenAIURL() string { return s.URL + "/v1" }
 
+// GeminiURL is the base URL for a Gemini client.
+func (s *Server) GeminiURL() string { return s.URL }
+
 // Close ends any hanging stream and shuts the server down.
 func (s *Server) Close() {
 	select {
@@ -97,20 +100,61 @@ type format interface {
 	fail(w http.ResponseWriter, status int, typ, msg string)
 	// stream writes a reply as an event stream: its text and tool calls,
 	// then its end, or an error event (StreamError), or nothing (Hang).
-	stream(w *eventWriter, r Reply, calls []Call, model string, withUsage bool)
+	stream(w *eventWriter, r Reply, calls []Call, q query)
+}
+
+// query is what a request asks of its answer's form.
+type query struct {
+	model     string
+	withUsage bool // OpenAI's stream_options.include_usage
+	thinking  bool // the request asks to see the model's thinking
+}
+
+// asksThinking reports whether a request's body asks to see the model's
+// thinking: Anthropic's thinking enabled, Gemini's includeThoughts, or any
+// Chat Completions request (servers that think say so unasked).
+func asksThinking(f format, body []byte) bool {
+	var req struct {
+		Thinking struct {
+			Type string `json:"type"`
+		} `json:"thinking"`
+		GenerationConfig struct {
+			ThinkingConfig struct {
+				IncludeThoughts bool `json:"includeThoughts"`
+			} `json:"thinkingConfig"`
+		} `json:"generationConfig"`
+	}
+	json.Unmarshal(body, &req)
+	switch f.(type) {
+	case anthropic:
+		return req.Thinking.Type == "enabled"
+	case gemini:
+		return req.GenerationConfig.ThinkingConfig.IncludeThoughts
+	}
+	return true
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	s.record(r, body)
 	var f format
+	model, isGemini := geminiRoute(r.URL.Path)
 	switch {
+	case r.Method == http.MethodPost && isGemini:
+		f = gemini{}
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
 		f = anthropic{}
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
 		f = openai{}
+	case r.Method == http.MethodGet && r.URL.Path == "/v1beta/models":
+		s.listGeminiModels(w)
+		return
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
-		s.listModels(w)
+		if r.Header.Get("Anthropic-Version") != "" {
+			s.listAnthropicModels(w)
+		} else {
+			s.listModels(w)
+		}
 		return
 	default:
 		openai{}.fail(w, http.StatusNotFound, "", fmt.Sprintf("the fake provider has no route %s %s", r.Method, r.URL.Path))
@@ -127,12 +171,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		f.fail(w, http.StatusBadRequest, "", "the body is not JSON: "+err.Error())
 		return
 	}
+	if isGemini {
+		req.Model, req.Stream = model, r.URL.Query().Get("alt") == "sse"
+	}
 	if msg := f.check(body); msg != "" {
 		f.fail(w, http.StatusBadRequest, "", msg)
 		return
 	}
 	if !req.Stream {
-		f.fail(w, http.StatusBadRequest, "", "the fake provider only streams: set stream to true")
+		f.fail(w, http.StatusBadRequest, "", "the fake provider only streams: set stream to true (Gemini: streamGenerateContent?alt=sse)")
 		return
 	}
 	reply, calls, ok := s.next(body)
@@ -167,7 +214,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if reply.StallAfterEvents > 0 {
 			stream.left = reply.StallAfterEvents
 		}
-		f.stream(stream, reply, calls, req.Model, req.StreamOptions.IncludeUsage)
+		f.stream(stream, reply, calls, query{model: req.Model, withUsage: req.StreamOptions.IncludeUsage, thinking: asksThinking(f, body)})
 		if reply.Hang || reply.StallAfterEvents > 0 {
 			s.wait(r, -1)
 		}
@@ -252,6 +299,51 @@ func (s *Server) listModels(w http.ResponseWriter) {
 		list.Data = append(list.Data, model{ID: m, Object: "model", Created: created, OwnedBy: "library"})
 	}
 	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, list)
+}
+
+// listGeminiModels answers as Gemini's /v1beta/models does: each model
+// by its resource name, able to generate content.
+func (s *Server) listGeminiModels(w http.ResponseWriter) {
+	type model struct {
+		Name        string   `json:"name"`
+		DisplayName string   `json:"displayName"`
+		Methods     []string `json:"supportedGenerationMethods"`
+	}
+	list := struct {
+		Models []model `json:"models"`
+	}{Models: []model{}}
+	s.mu.Lock()
+	for _, m := range s.models {
+		list.Models = append(list.Models, model{Name: "models/" + m, DisplayName: m, Methods: []string{"generateContent", "countTokens"}})
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, list)
+}
+
+// listAnthropicModels answers as Anthropic's /v1/models does: one page,
+// the newest model first, which the fake takes to be the first listed.
+func (s *Server) listAnthropicModels(w http.ResponseWriter) {
+	type model struct {
+		Type        string `json:"type"`
+		ID          string `json:"id"`
+		DisplayName string `json:"display_name"`
+		CreatedAt   string `json:"created_at"`
+	}
+	list := struct {
+		Data    []model `json:"data"`
+		HasMore bool    `json:"has_more"`
+		FirstID *string `json:"first_id"`
+		LastID  *string `json:"last_id"`
+	}{Data: []model{}}
+	s.mu.Lock()
+	for _, m := range s.models {
+		list.Data = append(list.Data, model{Type: "model", ID: m, DisplayName: m, CreatedAt: time.Unix(created, 0).UTC().Format(time.RFC3339)})
+	}
+	s.mu.Unlock()
+	if n := len(list.Data); n > 0 {
+		list.FirstID, list.LastID = &list.Data[0].ID, &list.Data[n-1].ID
+	}
 	writeJSON(w, http.StatusOK, list)
 }
 
@@ -348,7 +440,7 @@ func (r Reply) usage() Usage {
 // would count them roughly, so that a client's accounting has something
 // to go on.
 func estimateUsage(body []byte, r Reply, calls []Call) *Usage {
-	out := len(r.Text)
+	out := len(r.Text) + len(r.Thinking)
 	for _, c := range calls {
 		out += len(c.Name) + len(c.Arguments)
 	}

@@ -13,9 +13,12 @@
 // # Routes
 //
 // POST /v1/messages answers in Anthropic's format, POST /v1/chat/completions
-// in OpenAI's; both take the next reply of the one transcript, so a
-// transcript plays the same conversation to either provider. GET /v1/models
-// lists Transcript.Models in OpenAI's format, as Ollama does. A message
+// in OpenAI's, POST /v1beta/models/MODEL:streamGenerateContent?alt=sse in
+// Gemini's; all take the next reply of the one transcript, so a transcript
+// plays the same conversation to any provider. GET /v1/models lists
+// Transcript.Models in OpenAI's format, as Ollama does, or in Anthropic's
+// when the request has an anthropic-version header; GET /v1beta/models
+// lists them in Gemini's. A message
 // request is checked the way the real APIs check it (it streams, names a
 // model, and every tool call is answered by a result with its id in the
 // next message, and no result lacks its call); one that fails gets a 400
@@ -31,6 +34,8 @@
 //	  "models": ["qwen3:8b"],               // optional: what GET /v1/models lists
 //	  "replies": [                          // one per message request, in order
 //	    {"text": "Hello there"},            // streamed a word at a time
+//	    {"thinking": "The user greets me.", // reasoning before the text, to a request that asks for it
+//	     "text": "Hi."},
 //	    {"text": "Let me look.",            // text, then tool calls
 //	     "tool_calls": [{"id": "toolu_a",   // optional; numbered ids by default
 //	                     "name": "bash",
@@ -88,7 +93,13 @@ type Transcript struct {
 // HTTP error (Status), or a raw body (Raw, with Status when it is one). See
 // the package documentation.
 type Reply struct {
-	Text      string `json:"text,omitempty"`
+	Text string `json:"text,omitempty"`
+	// Thinking is the model's reasoning, streamed before the text to a
+	// request that asks to see it: Anthropic's with thinking enabled
+	// (with a signature the fake checks when it comes back), Gemini's
+	// with includeThoughts, and any Chat Completions request, as the
+	// reasoning_content of the servers that think.
+	Thinking  string `json:"thinking,omitempty"`
 	ToolCalls []Call `json:"tool_calls,omitempty"`
 	Stop      string `json:"stop,omitempty"`
 	Usage     *Usage `json:"usage,omitempty"`
