@@ -167,6 +167,9 @@ func TestScripts(t *testing.T) {
 			"unprivileged": unprivileged,
 			"httpserve":    httpserve,
 			"tcplisten":    tcplisten,
+			"npmpkgs":      npmpkgs,
+			"freeport":     freeport,
+			"waitport":     waitport,
 		},
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
@@ -181,6 +184,8 @@ func condition(cond string) (bool, error) {
 	switch cond {
 	case "root":
 		return os.Geteuid() == 0, nil
+	case "npm":
+		return npmReady(), nil
 	case "userns":
 		return exec.Command("unshare", "--user", "--map-root-user", "--mount", "true").Run() == nil, nil
 	}

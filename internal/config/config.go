@@ -149,8 +149,8 @@ type Tool struct {
 // ${VAR:-default} and a leading ~ as written: the MCP client expands
 // them when it starts the server.
 type MCPServer struct {
-	// Type is "stdio", "http" or "sse"; empty: stdio for a command, and
-	// for a URL streamable HTTP falling back to SSE.
+	// Type is "stdio", "http" or "sse"; empty: stdio for a command, http
+	// for a URL. http is streamable HTTP, falling back to SSE.
 	Type    string
 	Command string
 	Args    []string

@@ -33,10 +33,6 @@ func Check(data []byte, name string, scope Scope, mcpFile bool) error {
 // hold.
 var ErrNoServer = errors.New("no such server")
 
-// serverKeys are the keys a file may list its servers under: ikigai's,
-// then Claude Code's.
-var serverKeys = []string{"mcp_servers", "mcpServers"}
-
 // AddServer returns data, a configuration file's JSON, with the server
 // added under key, or under whichever of mcp_servers and mcpServers the
 // file has already; the rest of the file is kept byte for byte. A server

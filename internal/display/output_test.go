@@ -125,12 +125,13 @@ func TestProgress(t *testing.T) {
 	p.Event(agent.Event{Kind: agent.ResponseDone, Turn: 1, Text: "Looking.\n"})
 	p.Event(agent.Event{Kind: agent.ToolCall, Turn: 1, Call: call})
 	p.Event(agent.Event{Kind: agent.ToolCall, Turn: 1, Call: call})
+	p.Event(agent.Event{Kind: agent.ToolProgress, Turn: 1, Call: call, Text: "1/2 files"})
 	p.Event(agent.Event{Kind: agent.ToolResult, Turn: 1, Call: call, Envelope: execute.Succeeded(json.RawMessage(`{"output":"a"}`))})
 	p.Event(agent.Event{Kind: agent.Retrying, Err: errors.New("overloaded"), Wait: 1234 * time.Millisecond, Attempt: 2, Attempts: 4})
 	p.Event(agent.Event{Kind: agent.ResponseDone, Turn: 2, Text: "Done."})
 	p.Finish(&agent.Outcome{Text: "Done.\n"}, 5)
 	p.Fail(errors.New("ignored"))
-	wantErr := "Looking.\n→ bash: command=\"ls\"\n→ bash: command=\"ls\"\n← bash: ok: a\noverloaded; retrying in 1.2s (attempt 2 of 4)\n"
+	wantErr := "Looking.\n→ bash: command=\"ls\"\n→ bash: command=\"ls\"\n  bash: 1/2 files\n← bash: ok: a\noverloaded; retrying in 1.2s (attempt 2 of 4)\n"
 	if out.String() != "Done.\n" || errOut.String() != wantErr {
 		t.Errorf("stdout %q, stderr %q", out.String(), errOut.String())
 	}

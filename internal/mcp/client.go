@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 MCP's roots are deprecated from protocol 2026-07-28 but still what servers of the versions ikigai speaks ask for.
+
 package mcp
 
 import (
@@ -404,7 +406,7 @@ func (c *conn) open(ctx context.Context) {
 
 // openRemote connects to a server reached by URL: over streamable HTTP,
 // falling back to SSE when the server answers the initialize POST with
-// 404 or 405 (unless its type says which), or over SSE.
+// 404 or 405, or over SSE when its type says so.
 func (c *conn) openRemote(ctx context.Context, cfg config.MCPServer, rt *remote, opts *sdk.ClientSessionOptions) (*sdk.ClientSession, error) {
 	s := c.srv
 	client := &http.Client{Transport: rt}
@@ -417,7 +419,7 @@ func (c *conn) openRemote(ctx context.Context, cfg config.MCPServer, rt *remote,
 		session, err = sse()
 	} else {
 		session, err = s.client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}, opts)
-		if err != nil && cfg.Type == "" && rt.wantsSSE() && ctx.Err() == nil {
+		if err != nil && rt.wantsSSE() && ctx.Err() == nil {
 			s.log.Debug("mcp server answered streamable HTTP with 404 or 405; trying SSE", "status", rt.firstStatus())
 			session, err = sse()
 		}

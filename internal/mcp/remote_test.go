@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 MCP's logging and roots are deprecated from protocol 2026-07-28 but still what clients and servers of the versions ikigai speaks use.
+
 package mcp
 
 import (
@@ -126,6 +128,7 @@ func TestRemoteTransports(t *testing.T) {
 		// An SSE-only server answers the initialize POST with 405: the
 		// client falls back to SSE.
 		{"fallback", config.MCPServer{URL: rs.URL + "/sse", Headers: headers}, "|blue|no roots"},
+		{"fallback from http", config.MCPServer{Type: "http", URL: rs.URL + "/sse", Headers: headers}, "|blue|no roots"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := whoami(t, tc.cfg, ""); got != tc.want {

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 MCP's logging and roots are deprecated from protocol 2026-07-28 but still what clients and servers of the versions ikigai speaks use.
+
 package mcp
 
 import (
