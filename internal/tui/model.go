@@ -110,6 +110,7 @@ type Model struct {
 	markdown string             // the Markdown helper's path; "" for none
 	md       *markdown.Renderer // renders the model's answers; nil shows them as written
 	split    markdown.Splitter  // the answer's blocks, each rendered once complete
+	blocks   int                // the blocks of the answer printed so far
 
 	queue  []string // lines sent while a line ran, to send when it ends
 	full   bool     // results are shown whole, not cut (Ctrl-O)
@@ -531,6 +532,9 @@ func (m *Model) event(e agent.Event) {
 // printMarkdown prints a complete block of the answer, rendered; as it was
 // written when the renderer fails, which it then does for good.
 func (m *Model) printMarkdown(block string) {
+	if m.blocks++; m.blocks > 1 {
+		m.print("") // blocks apart, as Markdown sets them
+	}
 	lines, err := m.md.Render(block, m.textWidth())
 	if err != nil {
 		m.md = nil
@@ -550,6 +554,7 @@ func (m *Model) endStream() {
 			m.print(last)
 		}
 	}
+	m.blocks = 0
 	if m.stream != "" {
 		m.print(m.stream)
 		m.stream = ""
