@@ -785,3 +785,39 @@ func TestTerminalMarkdown(t *testing.T) {
 		})
 	}
 }
+
+// A resize while the answer is under way: what was printed stays as it
+// was, once; what comes after is rendered to the new width.
+func TestTerminalResizeWhileStreaming(t *testing.T) {
+	long := strings.Repeat("a sentence that wraps ", 12)
+	s := newSession(t,
+		providertest.Reply{Text: "# Before\n\n" + long + "\n\n", ToolCalls: []providertest.Call{
+			toolCall("toolu_1", "bash", map[string]string{"command": "echo started > mark; sleep 1"}),
+		}},
+		providertest.Reply{Text: "| file | lines |\n|---|---|\n| main.go | 12 |\n\n" + long + "\n\nAfter."},
+	)
+	s.env = slices.DeleteFunc(s.env, func(v string) bool { return v == "NO_COLOR=1" })
+	s.cols, s.rows = 100, 30
+	tm := s.start("--yes")
+	tm.waitFor("/help for commands")
+	tm.typ("Go\r")
+	waitFile(t, filepath.Join(s.dir, "mark"))
+	tm.resize(60, 30)
+	tm.waitFor("After.")
+	tm.waitFor("ctx ")
+	history := tm.history()
+	if n := strings.Count(history, "Before"); n != 1 {
+		t.Errorf("the heading shows %d times:\n%s", n, history)
+	}
+	after := history[strings.Index(history, "← bash"):]
+	for _, l := range strings.Split(after, "\n") {
+		if w := ansi.StringWidth(l); w >= 60 {
+			t.Errorf("a row %d wide after the resize to 60 columns: %q", w, l)
+		}
+	}
+	if !strings.Contains(after, "main.go") || strings.Contains(after, "|---|") {
+		t.Errorf("the table after the resize:\n%s", after)
+	}
+	tm.typ("\x04")
+	tm.exit()
+}
