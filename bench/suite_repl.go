@@ -46,9 +46,9 @@ func benchREPLStart(b *bench) error {
 	}
 	floor := Sample{Cmd: Cmd{Label: "ikigai version"}, Times: version}
 	drawn := Sample{Cmd: Cmd{Label: "ikigai: prompt drawn"}, Times: prompt}
-	done := Sample{Cmd: Cmd{Label: "ikigai: 16 tools found, model chosen"}, Times: ready}
+	done := Sample{Cmd: Cmd{Label: "ikigai: tools found, model chosen"}, Times: ready}
 	b.Printf("In a pseudo-terminal, %d runs each, interleaved: from starting the process to the prompt on the screen, "+
-		"and to the status line naming the model once discovery (6 core tools, 10 user tools) is done.\n\n", runs)
+		"and to the status line naming the model once discovery (the core tools and 10 user tools) is done.\n\n", runs)
 	b.Printf("| measure | median | over the floor | target |\n|---|---|---|---|\n")
 	b.Printf("| %s | %s | | floor |\n", floor.Cmd.Label, Dur(floor.Median()))
 	for _, s := range []Sample{drawn, done} {
