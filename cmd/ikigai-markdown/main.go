@@ -10,10 +10,14 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"regexp"
+	"strings"
 
 	"charm.land/glamour/v2"
-	"charm.land/glamour/v2/ansi"
+	gansi "charm.land/glamour/v2/ansi"
 	"charm.land/glamour/v2/styles"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ikigai-tools/ikigai/internal/markdown"
 )
@@ -23,25 +27,23 @@ func main() {
 	in.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	out := json.NewEncoder(os.Stdout)
 	renderers := map[int]*glamour.TermRenderer{}
+	renderer := func(wrap int) (*glamour.TermRenderer, error) {
+		if r := renderers[wrap]; r != nil {
+			return r, nil
+		}
+		r, err := glamour.NewTermRenderer(glamour.WithStyles(style()), glamour.WithWordWrap(wrap))
+		renderers[wrap] = r
+		return r, err
+	}
 	for in.Scan() {
 		var req markdown.Request
 		var res markdown.Response
-		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
+		err := json.Unmarshal(in.Bytes(), &req)
+		if err == nil {
+			res.Text, err = render(renderer, req)
+		}
+		if err != nil {
 			res.Error = err.Error()
-		} else {
-			r := renderers[req.Width]
-			if r == nil {
-				r, err = glamour.NewTermRenderer(glamour.WithStyles(style()), glamour.WithWordWrap(max(req.Width-4, 20)))
-				if err != nil {
-					res.Error = err.Error()
-				}
-				renderers[req.Width] = r
-			}
-			if r != nil {
-				if res.Text, err = r.Render(req.Text); err != nil {
-					res.Error = err.Error()
-				}
-			}
 		}
 		if out.Encode(res) != nil {
 			return
@@ -49,10 +51,56 @@ func main() {
 	}
 }
 
+// render renders one block. A list is rendered with its items on a line
+// each and wrapped here, so that an item's wrapped lines hang under its
+// text rather than under its bullet.
+func render(renderer func(int) (*glamour.TermRenderer, error), req markdown.Request) (string, error) {
+	width := max(req.Width-4, 20)
+	if !list.MatchString(req.Text) {
+		r, err := renderer(width)
+		if err != nil {
+			return "", err
+		}
+		return r.Render(req.Text)
+	}
+	r, err := renderer(1000) // an item a line
+	if err != nil {
+		return "", err
+	}
+	text, err := r.Render(req.Text)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, line := range markdown.Trim(text) {
+		m := item.FindStringSubmatch(ansi.Strip(line))
+		if m == nil || ansi.StringWidth(line) <= width {
+			b.WriteString(line + "\n")
+			continue
+		}
+		hang := strings.Repeat(" ", ansi.StringWidth(m[0]))
+		rows := strings.Split(ansi.Wrap(line, width, ""), "\n")
+		for i, row := range rows {
+			if i > 0 {
+				row = hang + strings.TrimLeft(row, " ")
+			}
+			b.WriteString(row + "\n")
+		}
+	}
+	return b.String(), nil
+}
+
+var (
+	// list matches a block that is a list.
+	list = regexp.MustCompile(`^\s*([-*+]|\d+[.)])\s`)
+	// item matches the start of a rendered list item: its margin and mark.
+	item = regexp.MustCompile(`^\s*(•|\d+\.)\s+`)
+)
+
 // style is glamour's dark style with the text in the terminal's own
 // colour, so that it reads on light backgrounds as on dark ones: bold,
 // italics and headings stand out by weight, code by its highlighting.
-func style() ansi.StyleConfig {
+func style() gansi.StyleConfig {
 	s := styles.DarkStyleConfig
 	s.Document.Color = nil
 	s.Paragraph.Color = nil
