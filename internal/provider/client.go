@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -89,6 +90,29 @@ func (c *Client) NewRequest(ctx context.Context, method, path string, body []byt
 		req.Header.Set("Content-Type", "application/json")
 	}
 	return req, nil
+}
+
+// GetJSON gets the JSON document at path, under the API's base URL, into
+// v: a listing endpoint's answer. what names the document in errors.
+func (c *Client) GetJSON(ctx context.Context, path, what string, v any) error {
+	req, err := c.NewRequest(ctx, http.MethodGet, path, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json")
+	res, err := c.Send(req)
+	if err != nil {
+		return err
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+	res.Body.Close()
+	if err != nil {
+		return c.API.Failure(ctx, err)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return c.API.Malformed(what + ": " + err.Error())
+	}
+	return nil
 }
 
 // Send sends req and returns the response when its status is a success,

@@ -2,9 +2,6 @@ package anthropic
 
 import (
 	"context"
-	"encoding/json"
-	"io"
-	"net/http"
 
 	"github.com/ikigai-tools/ikigai/internal/provider"
 )
@@ -27,27 +24,13 @@ var Models = provider.ModelTable{
 // Models lists the models the API offers, newest first, as its
 // /v1/models endpoint does; only the first page (a thousand models).
 func (p *Provider) Models(ctx context.Context) ([]string, error) {
-	req, err := p.client.NewRequest(ctx, http.MethodGet, "/v1/models?limit=1000", nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", "application/json")
-	res, err := p.client.Send(req)
-	if err != nil {
-		return nil, err
-	}
-	body, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
-	res.Body.Close()
-	if err != nil {
-		return nil, p.client.API.Failure(ctx, err)
-	}
 	var list struct {
 		Data []struct {
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	if err := json.Unmarshal(body, &list); err != nil {
-		return nil, p.client.API.Malformed("the model list: " + err.Error())
+	if err := p.client.GetJSON(ctx, "/v1/models?limit=1000", "the model list", &list); err != nil {
+		return nil, err
 	}
 	ids := make([]string, 0, len(list.Data))
 	for _, m := range list.Data {

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"regexp"
 	"strings"
 
@@ -89,27 +88,13 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, on func(pro
 
 // Models lists the models the server offers, in its order.
 func (p *Provider) Models(ctx context.Context) ([]string, error) {
-	req, err := p.client.NewRequest(ctx, http.MethodGet, "/models", nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", "application/json")
-	res, err := p.client.Send(req)
-	if err != nil {
-		return nil, err
-	}
-	body, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
-	res.Body.Close()
-	if err != nil {
-		return nil, p.client.API.Failure(ctx, err)
-	}
 	var list struct {
 		Data []struct {
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	if err := json.Unmarshal(body, &list); err != nil {
-		return nil, p.client.API.Malformed("the model list: " + err.Error())
+	if err := p.client.GetJSON(ctx, "/models", "the model list", &list); err != nil {
+		return nil, err
 	}
 	ids := make([]string, 0, len(list.Data))
 	for _, m := range list.Data {
