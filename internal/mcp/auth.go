@@ -210,7 +210,13 @@ func Login(ctx context.Context, name string, cfg config.MCPServer, show func(url
 		}
 	}), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
-	defer srv.Close()
+	defer func() {
+		// The browser still gets its page: the answer to the callback is
+		// written before the listener goes.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	}()
 
 	store := authStore{cfg.AuthFile}
 	var saveErr error
