@@ -41,25 +41,18 @@ func AddServer(data []byte, key, name string, e ServerEntry) ([]byte, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{}\n")
 	}
-	top, err := members(data, 0)
+	top, lists, err := serverLists(data)
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range top.list {
-		if m.key != "mcp_servers" && m.key != "mcpServers" {
-			continue
+	for _, l := range lists {
+		if l.find(name) >= 0 {
+			return nil, fmt.Errorf("server %q exists already under %q; remove it first", name, l.key)
 		}
-		servers, err := members(data, m.value)
-		if err != nil {
-			return nil, fmt.Errorf("%q: %w", m.key, err)
-		}
-		for _, s := range servers.list {
-			if s.key == name {
-				return nil, fmt.Errorf("server %q exists already under %q; remove it first", name, m.key)
-			}
-		}
-		if m.key == key || !top.has(key) {
-			return servers.insert(data, name, e, servers.indent(data, "    "))
+	}
+	for _, l := range lists {
+		if l.key == key || !top.has(key) {
+			return l.insert(data, name, e, l.indent(data, "    "))
 		}
 	}
 	// No list of servers yet: one, with this server in it.
@@ -94,25 +87,53 @@ func RemoveServer(data []byte, name string) ([]byte, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, ErrNoServer
 	}
-	top, err := members(data, 0)
+	_, lists, err := serverLists(data)
 	if err != nil {
 		return nil, err
 	}
+	for _, l := range lists {
+		if i := l.find(name); i >= 0 {
+			return l.remove(data, i), nil
+		}
+	}
+	return nil, ErrNoServer
+}
+
+// A serverList is a file's list of MCP servers and the key it is under.
+type serverList struct {
+	object
+	key string
+}
+
+// serverLists returns the file's top object and its lists of servers,
+// under mcp_servers and mcpServers, in the file's order.
+func serverLists(data []byte) (object, []serverList, error) {
+	top, err := members(data, 0)
+	if err != nil {
+		return top, nil, err
+	}
+	var lists []serverList
 	for _, m := range top.list {
 		if m.key != "mcp_servers" && m.key != "mcpServers" {
 			continue
 		}
 		servers, err := members(data, m.value)
 		if err != nil {
-			return nil, fmt.Errorf("%q: %w", m.key, err)
+			return top, nil, fmt.Errorf("%q: %w", m.key, err)
 		}
-		for i, s := range servers.list {
-			if s.key == name {
-				return servers.remove(data, i), nil
-			}
+		lists = append(lists, serverList{servers, m.key})
+	}
+	return top, lists, nil
+}
+
+// find returns the index of the member called name, or -1.
+func (o object) find(name string) int {
+	for i, m := range o.list {
+		if m.key == name {
+			return i
 		}
 	}
-	return nil, ErrNoServer
+	return -1
 }
 
 // object is where a JSON object's members are in a file.
