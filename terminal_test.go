@@ -312,6 +312,17 @@ func processes(pattern string) []string {
 	return found
 }
 
+// waitIdle waits until the turn is over: no busy line under the
+// scrollback.
+func (tm *terminal) waitIdle() {
+	tm.t.Helper()
+	for deadline := time.Now().Add(patience); strings.Contains(tm.screen(), "Ctrl-C to cancel"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("still busy:\n%s", tm.screen())
+		}
+	}
+}
+
 // gone fails the test unless no process whose command line holds pattern
 // is left within a second: one killed may take a moment to go.
 func gone(t *testing.T, pattern string) {
@@ -773,7 +784,7 @@ func TestTerminalMarkdown(t *testing.T) {
 			tm.waitFor("/help for commands")
 			tm.typ("Plan it\r")
 			tm.waitFor("The plan", "Some bold and", "• first item", "func main() {", "name", "a.go", "The end.")
-			tm.waitFor("ctx ") // the status line once the answer is done
+			tm.waitIdle()
 			screen := tm.history()
 			for _, raw := range []string{"**bold**", "# The plan", "```", "|------|"} {
 				if strings.Contains(screen, raw) {
@@ -804,7 +815,7 @@ func TestTerminalResizeWhileStreaming(t *testing.T) {
 	waitFile(t, filepath.Join(s.dir, "mark"))
 	tm.resize(60, 30)
 	tm.waitFor("After.")
-	tm.waitFor("ctx ")
+	tm.waitIdle()
 	history := tm.history()
 	if n := strings.Count(history, "Before"); n != 1 {
 		t.Errorf("the heading shows %d times:\n%s", n, history)
