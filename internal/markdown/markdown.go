@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -53,17 +54,17 @@ func Start(path string) *Renderer {
 	if path == "" {
 		return nil
 	}
-	cmd := exec.Command(path)
-	cmd.Stderr = nil
+	cmd := exec.Command(path) // its stderr goes nowhere
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil
 	}
 	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil
+	if err == nil {
+		err = cmd.Start()
 	}
-	if err := cmd.Start(); err != nil {
+	if err != nil {
+		in.Close()
 		return nil
 	}
 	return &Renderer{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10)}
@@ -168,7 +169,7 @@ func Enabled(getenv func(string) string) bool {
 
 // Find returns the helper's path in dir, "" when it is not there.
 func Find(dir string) string {
-	path := dir + string(os.PathSeparator) + HelperName
+	path := filepath.Join(dir, HelperName)
 	if info, err := os.Stat(path); err != nil || info.IsDir() || info.Mode()&0o111 == 0 {
 		return ""
 	}
