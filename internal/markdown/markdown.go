@@ -169,6 +169,9 @@ func Enabled(getenv func(string) string) bool {
 
 // Find returns the helper's path in dir, "" when it is not there.
 func Find(dir string) string {
+	if !filepath.IsAbs(dir) {
+		return "" // never a helper found relative to the working directory
+	}
 	path := filepath.Join(dir, HelperName)
 	if info, err := os.Stat(path); err != nil || info.IsDir() || info.Mode()&0o111 == 0 {
 		return ""

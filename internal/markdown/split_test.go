@@ -1,6 +1,8 @@
 package markdown
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -54,5 +56,20 @@ func TestTrim(t *testing.T) {
 	want := []string{"  \x1b[1mTitle\x1b[m\x1b[38;5;252m\x1b[m\x1b[m", "", "  a\x1b[m\x1b[m"}
 	if diff := cmp.Diff(want, Trim(in)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// The helper is found only at an absolute directory's path: never one in
+// the working directory, which a project controls.
+func TestFind(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile(HelperName, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{"": "", ".": "", dir: filepath.Join(dir, HelperName), t.TempDir(): ""} {
+		if got := Find(in); got != want {
+			t.Errorf("Find(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
