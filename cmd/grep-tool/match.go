@@ -6,6 +6,8 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 )
@@ -16,11 +18,16 @@ import (
 // looks for literals one of which every match must contain (one, or one
 // per branch of an alternation), with the processor's fast byte search,
 // and runs the regexp only on the lines where one occurs. When the pattern
-// is nothing but those literals, it does not run it at all.
+// is nothing but those literals, it does not run it at all. A pattern with
+// no such literal runs on a lazily built DFA instead (see dfa).
 type matcher struct {
 	re    *regexp.Regexp
 	lits  []*literal // every match contains one of these, when not nil
 	exact bool       // a line matches if and only if it contains one
+	dfas  *sync.Pool // of *dfa
+	// gaveUp is set when a dfa gives up on the pattern: the regexp
+	// engine matches lines from then on.
+	gaveUp atomic.Bool
 }
 
 // maxLiterals is the most literals a matcher searches for at once: each is
@@ -49,17 +56,23 @@ func newMatcher(pattern string, ignoreCase bool) (*matcher, error) {
 	m := &matcher{re: re}
 	parsed, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
-		return m, nil // unreachable: regexp parsed it
+		return nil, err // unreachable: regexp parsed it
 	}
 	parsed = parsed.Simplify()
 	var lits []*literal
 	for _, r := range required(parsed) {
 		l := newLiteral(r)
 		if l == nil {
-			return m, nil // one that cannot be searched for spoils the set
+			lits = nil // one that cannot be searched for spoils the set
+			break
 		}
 		lits = append(lits, l)
 	}
+	prog, err := syntax.Compile(parsed)
+	if err != nil {
+		return nil, err // unreachable: regexp compiled it
+	}
+	m.dfas = &sync.Pool{New: func() any { return newDFA(prog) }}
 	m.lits = lits
 	m.exact = len(m.lits) > 0 && onlyLiterals(parsed)
 	for _, l := range m.lits {
@@ -338,20 +351,13 @@ func indexFrom(text []byte, c byte, from int) int {
 // -1. Lines are what \n separates; a final \n ends the last line rather
 // than starting an empty one.
 func (m *matcher) lines(text []byte, fn func(num int, line []byte, at int)) {
-	num, counted := 1, 0 // num is the number of the line starting at counted
+	d := m.dfas.Get().(*dfa)
+	defer m.dfas.Put(d)
 	if m.lits == nil {
-		for start := 0; start < len(text); num++ {
-			end := indexFrom(text, '\n', start)
-			if end < 0 {
-				end = len(text)
-			}
-			if line := trimCR(text[start:end]); m.re.Match(line) {
-				fn(num, line, -1)
-			}
-			start = end + 1
-		}
+		m.allLines(d, text, fn)
 		return
 	}
+	num, counted := 1, 0 // num is the number of the line starting at counted
 	state := m.newSearch()
 	for from := 0; from < len(text); {
 		i := m.candidate(text, from, state)
@@ -371,11 +377,44 @@ func (m *matcher) lines(text []byte, fn func(num int, line []byte, at int)) {
 		switch {
 		case m.exact:
 			fn(num, line, i-start)
-		case m.re.Match(line):
+		case m.match(d, line):
 			fn(num, line, -1)
 		}
 		from = end + 1
 	}
+}
+
+// allLines is lines for a matcher with no literals: every line is read.
+func (m *matcher) allLines(d *dfa, text []byte, fn func(num int, line []byte, at int)) {
+	from, num := 0, 1
+	if !m.gaveUp.Load() {
+		var ok bool
+		if ok, from, num = d.lines(text, fn); ok {
+			return
+		}
+		m.gaveUp.Store(true)
+	}
+	for from < len(text) {
+		end := indexFrom(text, '\n', from)
+		if end < 0 {
+			end = len(text)
+		}
+		if line := trimCR(text[from:end]); m.re.Match(line) {
+			fn(num, line, -1)
+		}
+		from, num = end+1, num+1
+	}
+}
+
+// match reports whether the pattern matches a line.
+func (m *matcher) match(d *dfa, line []byte) bool {
+	if !m.gaveUp.Load() {
+		if matches, ok := d.match(line); ok {
+			return matches
+		}
+		m.gaveUp.Store(true)
+	}
+	return m.re.Match(line)
 }
 
 func trimCR(line []byte) []byte {

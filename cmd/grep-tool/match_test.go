@@ -172,6 +172,9 @@ func FuzzLines(f *testing.F) {
 		{"a\x00b", false, "a\x00b\n"},
 		{"TODO|FIXME|XXX", false, "XXX FIXME\nTODO\n"},
 		{"(?i)ab|ſb", false, "AB\nsb\nſB\n"},
+		{"$", false, "x\r\r\nx\r"},
+		{`\w+_\w+_\w+`, false, "a_b_c\n_a_b\r\na_é_c\n"},
+		{`\b[A-Z]\B`, false, "A\nAb\n\xffAb\n"},
 	}
 	for _, s := range seeds {
 		f.Add(s.pattern, s.ignoreCase, []byte(s.text))
