@@ -6,10 +6,10 @@ package cmdline
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/ikigai-tools/ikigai/internal/lazyregexp"
 	"github.com/urfave/cli/v2"
 )
 
@@ -124,7 +124,7 @@ func findCommand(cmds []*cli.Command, name string) *cli.Command {
 }
 
 // commandWord is what a mistyped command can look like.
-var commandWord = regexp.MustCompile(`^[a-z][a-z-]*$`)
+var commandWord = lazyregexp.New(`^[a-z][a-z-]*$`)
 
 // Suggest returns the command that a single word given to the root
 // command was most likely meant to be, as git does: a word within two
@@ -132,7 +132,7 @@ var commandWord = regexp.MustCompile(`^[a-z][a-z-]*$`)
 // fewer edits than half its length, so that short prompts ("hi") are
 // never taken for a command. help is left out: "hello" is a prompt.
 func Suggest(cmds []*cli.Command, word string) string {
-	if !commandWord.MatchString(word) {
+	if !commandWord().MatchString(word) {
 		return ""
 	}
 	best, bestDist := "", 3

@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -26,6 +25,7 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/execute"
 	"github.com/ikigai-tools/ikigai/internal/fserr"
 	"github.com/ikigai-tools/ikigai/internal/hooks"
+	"github.com/ikigai-tools/ikigai/internal/lazyregexp"
 	"github.com/ikigai-tools/ikigai/internal/provider"
 	"github.com/ikigai-tools/ikigai/internal/rules"
 	"github.com/ikigai-tools/ikigai/internal/sandbox"
@@ -236,7 +236,7 @@ func (c *Config) MCPServerOf(name string) string {
 	}
 	// What is left of mcp--SERVER--TOOL in a name that was cut short.
 	stem := ""
-	if len(name) == mcpMaxName && hashed.MatchString(name) {
+	if len(name) == mcpMaxName && hashed().MatchString(name) {
 		stem = name[:len(name)-len("-01234567")]
 	}
 	found := ""
@@ -254,7 +254,7 @@ func (c *Config) MCPServerOf(name string) string {
 const mcpMaxName = 64
 
 // hashed matches a name that ends in the hash mcp.ToolName adds.
-var hashed = regexp.MustCompile(`-[0-9a-f]{8}$`)
+var hashed = lazyregexp.New(`-[0-9a-f]{8}$`)
 
 // SystemFiles returns the system configuration files, read in order:
 // IKIGAI_SYSTEM_CONFIG if set; else config.json in the system

@@ -15,7 +15,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +25,7 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/buildinfo"
 	"github.com/ikigai-tools/ikigai/internal/config"
 	"github.com/ikigai-tools/ikigai/internal/execute"
+	"github.com/ikigai-tools/ikigai/internal/lazyregexp"
 	"github.com/ikigai-tools/ikigai/internal/plainjson"
 	"github.com/ikigai-tools/ikigai/internal/registry"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -735,7 +735,7 @@ func (s *server) checkHung(c *conn) {
 // npmNoise matches the lines of npm's (and so npx's) failures that say
 // nothing of what went wrong: the error code, the path of the log, a
 // bare status, the 404 advice.
-var npmNoise = regexp.MustCompile(`^npm (error|ERR!)( (code|errno|syscall|path|A complete log|[0-9]+ (Note that|tarball,|\s*'))|\s*[0-9]*\s*$)`)
+var npmNoise = lazyregexp.New(`^npm (error|ERR!)( (code|errno|syscall|path|A complete log|[0-9]+ (Note that|tarball,|\s*'))|\s*[0-9]*\s*$)`)
 
 // errorLine returns the line of a server's stderr that says why it
 // failed: the last non-empty line, or for npm's output (a server started
@@ -744,7 +744,7 @@ var npmNoise = regexp.MustCompile(`^npm (error|ERR!)( (code|errno|syscall|path|A
 func errorLine(stderr string) string {
 	for line := range strings.Lines(stderr) {
 		line = strings.TrimSpace(line)
-		if (strings.HasPrefix(line, "npm error ") || strings.HasPrefix(line, "npm ERR! ")) && !npmNoise.MatchString(line) {
+		if (strings.HasPrefix(line, "npm error ") || strings.HasPrefix(line, "npm ERR! ")) && !npmNoise().MatchString(line) {
 			return line
 		}
 	}

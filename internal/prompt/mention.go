@@ -9,12 +9,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/ikigai-tools/ikigai/internal/lazyregexp"
 	"github.com/ikigai-tools/ikigai/toolsdk/files"
 )
 
@@ -52,10 +52,10 @@ type Expanded struct {
 
 // mention matches @path or @"a path" at the start of the text or after
 // white space, with an optional #L10 or #L10-20 line range.
-var mention = regexp.MustCompile(`(^|\s)@(?:"([^"\n]+)"|([^\s"]+))`)
+var mention = lazyregexp.New(`(^|\s)@(?:"([^"\n]+)"|([^\s"]+))`)
 
 // lineRange is a mention's line range suffix.
-var lineRange = regexp.MustCompile(`#L(\d+)(?:-L?(\d+))?$`)
+var lineRange = lazyregexp.New(`#L(\d+)(?:-L?(\d+))?$`)
 
 // Expand attaches what text mentions with @: a file's text (a window of
 // it with #L10-20), a directory's listing, an image. Paths are relative to
@@ -67,7 +67,7 @@ func Expand(text, dir string) (Expanded, error) {
 	out := Expanded{Text: text}
 	var attached []string
 	seen := map[string]bool{}
-	for _, m := range mention.FindAllStringSubmatch(text, -1) {
+	for _, m := range mention().FindAllStringSubmatch(text, -1) {
 		quoted, word := m[2], m[3]
 		name := quoted
 		if name == "" {
@@ -79,7 +79,7 @@ func Expand(text, dir string) (Expanded, error) {
 		}
 		ref := name
 		first, last := 0, 0
-		if r := lineRange.FindStringSubmatch(name); r != nil {
+		if r := lineRange().FindStringSubmatch(name); r != nil {
 			name = strings.TrimSuffix(name, r[0])
 			first, _ = strconv.Atoi(r[1])
 			last = first

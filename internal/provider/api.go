@@ -12,13 +12,13 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/ikigai-tools/ikigai/internal/buildinfo"
+	"github.com/ikigai-tools/ikigai/internal/lazyregexp"
 )
 
 // UserAgent names ikigai and its version in every request to a model API.
@@ -264,23 +264,23 @@ func apiMessage(body []byte) (typ, msg string) {
 }
 
 var (
-	htmlStart = regexp.MustCompile(`(?i)^\s*<(!doctype\s+html|html|head|title|body)\b`)
-	htmlTitle = regexp.MustCompile(`(?is)<title\b[^>]*>(.*?)</title>`)
-	htmlCode  = regexp.MustCompile(`(?is)<script\b.*?</script>|<style\b.*?</style>`)
-	htmlTag   = regexp.MustCompile(`(?s)<[^>]*>`)
+	htmlStart = lazyregexp.New(`(?i)^\s*<(!doctype\s+html|html|head|title|body)\b`)
+	htmlTitle = lazyregexp.New(`(?is)<title\b[^>]*>(.*?)</title>`)
+	htmlCode  = lazyregexp.New(`(?is)<script\b.*?</script>|<style\b.*?</style>`)
+	htmlTag   = lazyregexp.New(`(?s)<[^>]*>`)
 )
 
 // pageTitle reduces an HTML page (a proxy's or a web server's error page)
 // to what it says in a few words: its title, else its first line of text.
 // It reports false for a body that is not HTML.
 func pageTitle(body string) (string, bool) {
-	if !htmlStart.MatchString(body) {
+	if !htmlStart().MatchString(body) {
 		return "", false
 	}
-	if m := htmlTitle.FindStringSubmatch(body); m != nil && strings.TrimSpace(m[1]) != "" {
+	if m := htmlTitle().FindStringSubmatch(body); m != nil && strings.TrimSpace(m[1]) != "" {
 		return html.UnescapeString(m[1]), true
 	}
-	text := htmlTag.ReplaceAllString(htmlCode.ReplaceAllString(body, ""), "\n")
+	text := htmlTag().ReplaceAllString(htmlCode().ReplaceAllString(body, ""), "\n")
 	for line := range strings.Lines(text) {
 		if line = strings.TrimSpace(html.UnescapeString(line)); line != "" {
 			return line, true

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"net/url"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/ikigai-tools/ikigai/internal/lazyregexp"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -33,7 +33,7 @@ var readers = []string{
 	"true", "false", "sleep", "test", "[",
 }
 
-var subcommand = regexp.MustCompile(`^[a-z][a-z0-9_-]*(:[a-z0-9_-]+)*$`)
+var subcommand = lazyregexp.New(`^[a-z][a-z0-9_-]*(:[a-z0-9_-]+)*$`)
 
 // Suggest returns the narrowest rules worth remembering when the user
 // answers "always" to a call: for bash, one rule per command of the
@@ -117,7 +117,7 @@ func suggestBash(args json.RawMessage) List {
 func suggestWords(c cmd) (words []string, tail, ok bool) {
 	name := c.words[0].lit
 	fixed := func(n int) bool {
-		return len(c.words) > n && !c.words[n].dynamic && subcommand.MatchString(c.words[n].lit)
+		return len(c.words) > n && !c.words[n].dynamic && subcommand().MatchString(c.words[n].lit)
 	}
 	switch {
 	case slices.Contains(readers, name):

@@ -21,12 +21,12 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ikigai-tools/ikigai/internal/lazyregexp"
 	"github.com/ikigai-tools/ikigai/internal/plainjson"
 	"github.com/ikigai-tools/ikigai/internal/provider"
 )
@@ -171,7 +171,7 @@ func thinking(model string, r provider.Reasoning) *thinkingConfig {
 	c := &thinkingConfig{IncludeThoughts: r != provider.ReasoningOff}
 	pro := strings.Contains(model, "-pro")
 	v := -1.0 // no version in the name
-	if m := version.FindStringSubmatch(model); m != nil {
+	if m := version().FindStringSubmatch(model); m != nil {
 		v, _ = strconv.ParseFloat(m[1], 64)
 	}
 	switch {
@@ -196,7 +196,7 @@ func thinking(model string, r provider.Reasoning) *thinkingConfig {
 }
 
 // version reads the version in a Gemini model's name: 2.5, 3, 3.1.
-var version = regexp.MustCompile(`^gemini-(\d+(?:\.\d+)?)`)
+var version = lazyregexp.New(`^gemini-(\d+(?:\.\d+)?)`)
 
 func newBody(req provider.Request) request {
 	r := request{Contents: contents(req.Messages)}

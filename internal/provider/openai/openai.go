@@ -14,9 +14,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
+	"github.com/ikigai-tools/ikigai/internal/lazyregexp"
 	"github.com/ikigai-tools/ikigai/internal/plainjson"
 	"github.com/ikigai-tools/ikigai/internal/provider"
 )
@@ -192,9 +192,9 @@ func (p *Provider) newBody(req provider.Request) request {
 var (
 	// oSeries and firstGPT5 are OpenAI's reasoning models whose least
 	// effort is "low" and "minimal"; the later gpt-5.x take "none".
-	oSeries   = regexp.MustCompile(`^o[0-9]`)
-	firstGPT5 = regexp.MustCompile(`^gpt-5($|-)`)
-	laterGPT5 = regexp.MustCompile(`^gpt-5\.`)
+	oSeries   = lazyregexp.New(`^o[0-9]`)
+	firstGPT5 = lazyregexp.New(`^gpt-5($|-)`)
+	laterGPT5 = lazyregexp.New(`^gpt-5\.`)
 )
 
 // effort is the reasoning_effort for reasoning r on model. OpenAI's models
@@ -212,13 +212,13 @@ func (p *Provider) effort(model string, r provider.Reasoning) string {
 		return string(r)
 	}
 	switch {
-	case r != provider.ReasoningOff && (oSeries.MatchString(model) || firstGPT5.MatchString(model) || laterGPT5.MatchString(model)):
+	case r != provider.ReasoningOff && (oSeries().MatchString(model) || firstGPT5().MatchString(model) || laterGPT5().MatchString(model)):
 		return string(r)
-	case oSeries.MatchString(model):
+	case oSeries().MatchString(model):
 		return "low"
-	case firstGPT5.MatchString(model):
+	case firstGPT5().MatchString(model):
 		return "minimal"
-	case laterGPT5.MatchString(model):
+	case laterGPT5().MatchString(model):
 		return "none"
 	}
 	return ""

@@ -14,11 +14,11 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/ikigai-tools/ikigai/internal/lazyregexp"
 	"github.com/ikigai-tools/ikigai/internal/provider"
 	"github.com/ikigai-tools/ikigai/internal/provider/anthropic"
 	"github.com/ikigai-tools/ikigai/internal/provider/gemini"
@@ -85,7 +85,7 @@ func Provider(ctx context.Context, s Settings) (*Choice, error) {
 	case name != "":
 	case strings.HasPrefix(s.Model, "claude"):
 		name, reason = Anthropic, "the model is Anthropic's"
-	case openAIModel.MatchString(s.Model):
+	case openAIModel().MatchString(s.Model):
 		name, reason = OpenAI, "the model is OpenAI's"
 	case strings.HasPrefix(s.Model, "gemini-"):
 		name, reason = Google, "the model is Google's"
@@ -159,7 +159,7 @@ func (s Settings) config(key, base string) provider.Config {
 }
 
 // openAIModel matches the names of OpenAI's chat models.
-var openAIModel = regexp.MustCompile(`^(gpt-|chatgpt-|o[0-9])`)
+var openAIModel = lazyregexp.New(`^(gpt-|chatgpt-|o[0-9])`)
 
 // serverModel sets c.Model to the first model the server lists. A failure
 // says that listing the models failed, and that naming one avoids it.
