@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"regexp/syntax"
 	"slices"
 	"unicode/utf8"
@@ -43,7 +44,7 @@ type dfa struct {
 const (
 	unknown  = 0  // not worked out yet
 	matched  = -1 // the line matches: a match ends before this byte
-	specials = -2 // \n, \r or a byte of a multi-byte character: see scanSpecial
+	specials = -2 // \n, \r or a byte of a multi-byte character: see lines and slow
 )
 
 // A dstate is a set of the program's instructions, before any empty-width
@@ -84,10 +85,9 @@ func (d *dfa) reset() {
 // intern returns the number of the state with these instructions (sorted,
 // unique) and previous character, adding it if it is new.
 func (d *dfa) intern(pcs []uint32, prev rune) int32 {
-	d.key = d.key[:0]
-	d.key = utf8.AppendRune(d.key, prev+1)
+	d.key = append(d.key[:0], byte(prev))
 	for _, pc := range pcs {
-		d.key = utf8.AppendRune(d.key, rune(pc))
+		d.key = binary.LittleEndian.AppendUint32(d.key, pc)
 	}
 	if s, ok := d.index[string(d.key)]; ok {
 		return s
