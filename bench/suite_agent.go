@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -99,9 +100,14 @@ func benchTurnOverhead(b *bench) error {
 // discover, next to ikigai version (process start alone) and
 // ikigai tools (start and discovery).
 func benchFirstRequest(b *bench) error {
+	// A run that fails is reported and made again, up to maxFailures
+	// times: twice a full bench saw one of these runs fail (ikigai exited
+	// with 1 after a read error at the proxy, the machine busy), which 25
+	// runs of this suite alone under load did not repeat.
+	const maxFailures = 3
 	runs := b.Runs(40)
 	var replies []providertest.Reply
-	for range runs + 1 {
+	for range runs + 1 + maxFailures {
 		replies = append(replies, providertest.Reply{Text: "ok"})
 	}
 	srv := providertest.NewServer(providertest.Transcript{Replies: replies})
@@ -128,7 +134,8 @@ func benchFirstRequest(b *bench) error {
 	env := append(os.Environ(), "HOME="+b.work, "IKIGAI_PROVIDER=anthropic", "ANTHROPIC_API_KEY=bench",
 		"IKIGAI_BASE_URL=http://"+ln.Addr().String())
 	var first []time.Duration
-	for i := range runs + 1 {
+	var failures []string // of runs that were made again
+	for i := 0; i < runs+1; i++ {
 		mu.Lock()
 		arrived = time.Time{}
 		mu.Unlock()
@@ -137,7 +144,17 @@ func benchFirstRequest(b *bench) error {
 		start := time.Now()
 		out, err := cmd.Output()
 		if err != nil || string(out) != "ok\n" {
-			return fmt.Errorf("ikigai -p: %v, stdout %q", err, out)
+			var stderr []byte
+			if exit, ok := err.(*exec.ExitError); ok {
+				stderr = exit.Stderr
+			}
+			failure := fmt.Sprintf("ikigai -p: %v, stdout %q, stderr %q", err, out, stderr)
+			if len(failures) == maxFailures {
+				return errors.New(failure)
+			}
+			failures = append(failures, failure)
+			i--
+			continue
 		}
 		mu.Lock()
 		d := arrived.Sub(start)
@@ -155,6 +172,9 @@ func benchFirstRequest(b *bench) error {
 	}
 	med := median(first)
 	b.Table(floor, nil)
+	for _, f := range failures {
+		b.Printf("A run failed and was made again: %s\n\n", f)
+	}
 	b.Printf("| measurement | median | ratio to ikigai version | target |\n|---|---|---|---|\n")
 	b.Printf("| ikigai -p: process start to the first request at the API | %s | %.2f× | < 50 ms: %s |\n\n",
 		Dur(med), float64(med)/float64(floor[0].Median()), Verdict(med < 50*time.Millisecond))

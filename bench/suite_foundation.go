@@ -38,8 +38,10 @@ func benchBashRoundTrip(b *bench) error {
 	}
 	tool, goFloor := samples[2].Median(), samples[1].Median()
 	ratio := float64(tool) / float64(goFloor)
-	b.Table(samples, map[string]string{"bash-tool echo hello": fmt.Sprintf("< 3 ms: %s; ≤ 1.2× the Go program: %.2f×, %s",
-		Verdict(tool < 3*time.Millisecond), ratio, Verdict(ratio <= 1.2))})
+	// The first target, < 3 ms, was below the Go floor on the bench's
+	// machine; issue 21 made it 1.2× the floor.
+	b.Table(samples, map[string]string{"bash-tool echo hello": fmt.Sprintf("≤ 1.2× the Go program: %.2f×, %s",
+		ratio, Verdict(ratio <= 1.2))})
 	b.Printf("bash-tool costs %s more than the minimal Go program that runs the same shell command (%.2f× it): "+
 		"the floor is the Go program, since a Go tool cannot start faster than one.\n", Dur(tool-goFloor), ratio)
 	return nil

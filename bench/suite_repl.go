@@ -6,7 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/creack/pty"
@@ -72,7 +73,9 @@ func ptyTime(env []string, dir string, argv []string, marks ...string) ([]time.D
 	return times, err
 }
 
-// ptyRun is ptyTime that also returns the process's peak RSS, in KiB.
+// ptyRun is ptyTime that also returns the process's peak RSS so far, in
+// KiB, when the last mark appeared (its VmHWM: the kernel's ru_maxrss of a
+// process started from the bench's would start at the bench's own).
 func ptyRun(env []string, dir string, argv []string, marks ...string) ([]time.Duration, int64, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir = env, dir
@@ -98,7 +101,9 @@ func ptyRun(env []string, dir string, argv []string, marks ...string) ([]time.Du
 			return nil, 0, fmt.Errorf("%v: %q did not appear (%v); the output was %.2000q", argv, marks[len(times)], err, out)
 		}
 	}
+	var rss int64
 	if len(marks) > 0 {
+		rss = peakRSS(cmd.Process.Pid)
 		f.Write([]byte{4})
 	} else {
 		go func() { // drain, so that the process is not held up writing
@@ -113,9 +118,21 @@ func ptyRun(env []string, dir string, argv []string, marks ...string) ([]time.Du
 	if len(marks) == 0 {
 		times = append(times, time.Since(start))
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss
-	}
 	return times, rss, err
+}
+
+// peakRSS is the VmHWM of a running process, in KiB; 0 if it cannot be
+// read.
+func peakRSS(pid int) int64 {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(status)) {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kib, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kib
+		}
+	}
+	return 0
 }
