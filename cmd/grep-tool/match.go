@@ -17,9 +17,9 @@ import (
 // Running the regexp engine over every line is slow, so a matcher first
 // looks for literals one of which every match must contain (one, or one
 // per branch of an alternation), with the processor's fast byte search,
-// and runs the regexp only on the lines where one occurs. When the pattern
-// is nothing but those literals, it does not run it at all. A pattern with
-// no such literal runs on a lazily built DFA instead (see dfa).
+// and matches only the lines where one occurs, on a lazily built DFA (see
+// dfa). When the pattern is nothing but those literals, it matches none.
+// A pattern with no such literal runs on the DFA over the whole text.
 type matcher struct {
 	re    *regexp.Regexp
 	lits  []*literal // every match contains one of these, when not nil
