@@ -37,13 +37,7 @@ func TestDFAFull(t *testing.T) {
 			d := newDFA(prog)
 			d.limit, d.resets = limit, math.MaxInt
 			for _, text := range texts {
-				var got []string
-				d.lines([]byte(text), func(num int, line []byte, at int) {
-					got = append(got, fmt.Sprintf("%d:%s", num, line))
-					if matches, ok := d.match(line); !matches || !ok {
-						t.Errorf("%q: match(%q) = false, but lines found it", pattern, line)
-					}
-				})
+				got := dfaLines(d, []byte(text))
 				if diff := cmp.Diff(reference(re, []byte(text)), got); diff != "" {
 					t.Errorf("%q in %q, %d states (-want +got):\n%s", pattern, text, limit, diff)
 				}
@@ -54,6 +48,19 @@ func TestDFAFull(t *testing.T) {
 			}
 		}
 	}
+}
+
+// dfaLines lists the lines d finds in text as "num:content", checking
+// that d.match agrees on each.
+func dfaLines(d *dfa, text []byte) []string {
+	var got []string
+	d.lines(text, func(num int, line []byte, at int) {
+		got = append(got, fmt.Sprintf("%d:%s", num, line))
+		if matches, ok := d.match(line); !matches || !ok {
+			got = append(got, fmt.Sprintf("match(%q) = %v, %v", line, matches, ok))
+		}
+	})
+	return got
 }
 
 // TestDFAGivesUp checks that a pattern needing a state for nearly every

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -188,6 +189,13 @@ func FuzzLines(f *testing.F) {
 		got := matches(m, text)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%q (ignore case %v) in %q (-want +got):\n%s", pattern, ignoreCase, text, diff)
+		}
+		// The automaton alone over the whole text, whether or not the
+		// pattern has literals, its table emptied at every step.
+		d := newDFA(m.dfas.Get().(*dfa).prog)
+		d.limit, d.resets = 2, math.MaxInt
+		if diff := cmp.Diff(want, dfaLines(d, text)); diff != "" {
+			t.Errorf("%q (ignore case %v) in %q, the automaton alone (-want +got):\n%s", pattern, ignoreCase, text, diff)
 		}
 		m.lines(text, func(num int, line []byte, at int) {
 			if at < 0 {
