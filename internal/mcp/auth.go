@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -73,7 +74,7 @@ func (s authStore) get(name, url string) (authEntry, bool) {
 }
 
 // put keeps e for the server, in a file of mode 0600 in a directory of
-// mode 0700, replaced at once.
+// mode 0700, replaced at once (see write).
 func (s authStore) put(name, url string, e authEntry) error {
 	storeMu.Lock()
 	defer storeMu.Unlock()
@@ -82,6 +83,34 @@ func (s authStore) put(name, url string, e authEntry) error {
 		return err
 	}
 	m[authKey(name, url)] = e
+	return s.write(m)
+}
+
+// ForgetLogins removes from the store at path what it keeps for the server
+// called name, at whatever URL, and reports whether it kept anything.
+func ForgetLogins(path, name string) (bool, error) {
+	storeMu.Lock()
+	defer storeMu.Unlock()
+	s := authStore{path}
+	m, err := s.read()
+	if err != nil {
+		return false, err
+	}
+	forgot := false
+	for key := range m {
+		if strings.HasPrefix(key, authKey(name, "")) {
+			delete(m, key)
+			forgot = true
+		}
+	}
+	if !forgot {
+		return false, nil
+	}
+	return true, s.write(m)
+}
+
+// write replaces the store's file with m, with storeMu held.
+func (s authStore) write(m map[string]authEntry) error {
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err

@@ -41,23 +41,47 @@ func (w *Workspace) AddMCPServer(project bool, name string, e config.ServerEntry
 
 // RemoveMCPServer removes the server from the user's configuration, or
 // with project from the project's .mcp.json, and returns the file's path.
-func (w *Workspace) RemoveMCPServer(project bool, name string) (string, error) {
-	path, err := w.editServers(project, func(data []byte) ([]byte, error) { return config.RemoveServer(data, name) })
+// Once no server of that name is configured anywhere, the OAuth logins
+// kept for it are forgotten too, and forgot says whether there were any.
+func (w *Workspace) RemoveMCPServer(project bool, name string) (path string, forgot bool, err error) {
+	path, err = w.editServers(project, func(data []byte) ([]byte, error) { return config.RemoveServer(data, name) })
 	if errors.Is(err, config.ErrNoServer) {
 		where := "~/.ikigai/config.json"
 		if project {
 			where = ".mcp.json"
 		}
 		err = fmt.Errorf("%s has no MCP server %q", where, name)
-		if other, _, _ := w.serverFile(true); !project && other != "" {
-			if data, rerr := os.ReadFile(other); rerr == nil {
-				if _, rerr := config.RemoveServer(data, name); rerr == nil {
-					err = fmt.Errorf("%w; .mcp.json has one: ikigai mcp remove --project %s", err, name)
-				}
-			}
+		if !project && w.hasServer(true, name) {
+			err = fmt.Errorf("%w; .mcp.json has one: ikigai mcp remove --project %s", err, name)
 		}
 	}
-	return path, err
+	if err != nil {
+		return path, false, err
+	}
+	after, err := Load(w.in, w.opts)
+	if err != nil {
+		return path, false, err
+	}
+	if _, ok := after.Config.MCPServers[name]; ok || w.hasServer(!project, name) {
+		return path, false, nil // another server of that name may use the login
+	}
+	forgot, err = mcp.ForgetLogins(w.MCPAuthFile(), name)
+	return path, forgot, err
+}
+
+// hasServer reports whether the user's configuration, or with project the
+// project's .mcp.json, holds a server called name.
+func (w *Workspace) hasServer(project bool, name string) bool {
+	path, _, err := w.serverFile(project)
+	if err != nil || path == "" {
+		return false
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	_, err = config.RemoveServer(data, name)
+	return err == nil
 }
 
 // editServers edits the file of servers with edit; the result must be a

@@ -91,11 +91,14 @@ func removeServer(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	path, err := w.RemoveMCPServer(c.Bool("project"), c.Args().First())
+	path, forgot, err := w.RemoveMCPServer(c.Bool("project"), c.Args().First())
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(c.App.Writer, "Removed MCP server %s from %s\n", c.Args().First(), path)
+	if forgot {
+		fmt.Fprintln(c.App.Writer, "Forgot its OAuth login")
+	}
 	return nil
 }
 
