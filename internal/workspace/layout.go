@@ -312,7 +312,7 @@ func (l Layout) TrustDirectory(dir string, force bool) (string, error) {
 	if err := store.Add(dir, pins, force); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("Trusted: %s\nikigai now runs its .ikigai/tools and reads its .ikigai/config.json; if they change, it asks again.", dir), nil
+	return fmt.Sprintf("Trusted: %s\nikigai now uses its .ikigai (tools, settings, hooks, commands, skills) and starts the MCP servers of its .mcp.json; if they change, it asks again.", dir), nil
 }
 
 // TrustDiff returns how the trusted directory dir changed since the user

@@ -366,8 +366,8 @@ func TestTrustDirectory(t *testing.T) {
 		want    string
 		wantErr string
 	}{
-		{trustDir, "", "Trusted: " + f.project + "\nikigai now runs its .ikigai/tools and reads its .ikigai/config.json; if they change, it asks again.", ""},
-		{trustDir, "sub", "Trusted: " + f.project + "/sub\nikigai now runs its .ikigai/tools and reads its .ikigai/config.json; if they change, it asks again.", ""},
+		{trustDir, "", "Trusted: " + f.project + "\nikigai now uses its .ikigai (tools, settings, hooks, commands, skills) and starts the MCP servers of its .mcp.json; if they change, it asks again.", ""},
+		{trustDir, "sub", "Trusted: " + f.project + "/sub\nikigai now uses its .ikigai (tools, settings, hooks, commands, skills) and starts the MCP servers of its .mcp.json; if they change, it asks again.", ""},
 		{trustDir, "missing", "", f.project + "/missing is not a directory"},
 		{l.UntrustDirectory, "sub", "No longer trusted: " + f.project + "/sub", ""},
 		{l.UntrustDirectory, "sub", f.project + "/sub was not trusted", ""},
