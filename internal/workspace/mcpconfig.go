@@ -69,6 +69,21 @@ func (w *Workspace) RemoveMCPServer(project bool, name string) (path string, for
 	return path, forgot, err
 }
 
+// UnreadMCPFile says why the project's .mcp.json is not read, and what to
+// do, when it has one and is not trusted; "" otherwise.
+func (w *Workspace) UnreadMCPFile() string {
+	if w.Trusted || !w.HasProject() {
+		return ""
+	}
+	if _, err := os.Stat(w.ProjectMCP()); err != nil {
+		return ""
+	}
+	if len(w.TrustChanges) > 0 {
+		return "The project's .mcp.json is not read: the project changed since you trusted it (ikigai trust --diff shows how; ikigai trust trusts it again)."
+	}
+	return "The project's .mcp.json is not read: the directory is not trusted (ikigai trust, or --trust for one run)."
+}
+
 // hasServer reports whether the user's configuration, or with project the
 // project's .mcp.json, holds a server called name.
 func (w *Workspace) hasServer(project bool, name string) bool {

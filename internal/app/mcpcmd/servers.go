@@ -10,6 +10,7 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/app/command"
 	"github.com/ikigai-tools/ikigai/internal/config"
 	"github.com/ikigai-tools/ikigai/internal/mcp"
+	"github.com/ikigai-tools/ikigai/internal/workspace"
 	"github.com/urfave/cli/v2"
 )
 
@@ -104,15 +105,15 @@ func removeServer(c *cli.Context) error {
 
 // serverStates starts the servers named (all if none), waits for them,
 // and says how each went; disabled ones are listed, not started.
-func serverStates(c *cli.Context, names ...string) (map[string]config.MCPServer, []mcp.State, error) {
-	w, err := command.Load(c)
-	if err != nil {
-		return nil, nil, err
-	}
+func serverStates(c *cli.Context, w *workspace.Workspace, names ...string) (map[string]config.MCPServer, []mcp.State, error) {
 	servers := w.Config.MCPServers
 	for _, n := range names {
 		if _, ok := servers[n]; !ok {
-			return nil, nil, fmt.Errorf("no MCP server %q in the configuration", n)
+			err := fmt.Errorf("no MCP server %q in the configuration", n)
+			if unread := w.UnreadMCPFile(); unread != "" {
+				err = fmt.Errorf("%w. %s", err, unread)
+			}
+			return nil, nil, err
 		}
 	}
 	log := command.OpenLog(c, w)
@@ -143,11 +144,16 @@ func listServers(c *cli.Context) error {
 	if c.Args().Present() {
 		return command.Usage("usage: ikigai mcp list")
 	}
-	servers, states, err := serverStates(c)
+	w, err := command.Load(c)
 	if err != nil {
 		return err
 	}
-	if len(states) == 0 {
+	servers, states, err := serverStates(c, w)
+	if err != nil {
+		return err
+	}
+	unread := w.UnreadMCPFile()
+	if len(states) == 0 && unread == "" {
 		fmt.Fprintln(c.App.Writer, "No MCP servers configured. Add one with ikigai mcp add NAME -- COMMAND [ARGS...]")
 		return nil
 	}
@@ -155,7 +161,14 @@ func listServers(c *cli.Context) error {
 	for _, s := range states {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, servers[s.Name].Describe(), stateText(s))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil || unread == "" {
+		return err
+	}
+	if len(states) > 0 {
+		fmt.Fprintln(c.App.Writer)
+	}
+	_, err = fmt.Fprintln(c.App.Writer, unread)
+	return err
 }
 
 func getServer(c *cli.Context) error {
@@ -163,7 +176,11 @@ func getServer(c *cli.Context) error {
 		return command.Usage("usage: ikigai mcp get NAME")
 	}
 	name := c.Args().First()
-	servers, states, err := serverStates(c, name)
+	w, err := command.Load(c)
+	if err != nil {
+		return err
+	}
+	servers, states, err := serverStates(c, w, name)
 	if err != nil {
 		return err
 	}

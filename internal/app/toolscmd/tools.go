@@ -72,7 +72,13 @@ func listTools(c *cli.Context) error {
 	if c.Bool("json") {
 		return command.PrintJSON(c.App.Writer, display.NewToolList(r))
 	}
-	return display.WriteListing(c.App.Writer, c.App.ErrWriter, r, w.Places(), len(w.TrustChanges) > 0)
+	if err := display.WriteListing(c.App.Writer, c.App.ErrWriter, r, w.Places(), len(w.TrustChanges) > 0); err != nil {
+		return err
+	}
+	if unread := w.UnreadMCPFile(); unread != "" {
+		fmt.Fprintf(c.App.Writer, "\n%s\n", unread)
+	}
+	return nil
 }
 
 func showTool(c *cli.Context) error {
