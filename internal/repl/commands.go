@@ -311,7 +311,9 @@ func (s *Shell) setReasoning(_ context.Context, level string) (Result, error) {
 		if err != nil {
 			return Result{Output: "Error: " + err.Error()}, nil
 		}
+		s.mu.Lock() // the status line reads it
 		s.Reasoning = r
+		s.mu.Unlock()
 	}
 	if s.Reasoning == provider.ReasoningDefault {
 		return Result{Output: "Reasoning: the model's default (/reasoning off, low, medium or high to set it)"}, nil

@@ -189,6 +189,9 @@ func TestReasoning(t *testing.T) {
 	if got := f.run(t, "/reasoning high").Output; got != "Reasoning: high" {
 		t.Errorf("/reasoning high: %q", got)
 	}
+	if got := f.shell.Status("m").Reasoning; got != "high" {
+		t.Errorf("the status line shows reasoning %q, want high", got)
+	}
 	res := f.run(t, "hello")
 	body := string(f.be.srv.Requests()[0].Body)
 	if !strings.Contains(body, `"thinking":{"budget_tokens":31999,"type":"enabled"}`) || res.Outcome.Text != "Hi." {

@@ -12,20 +12,24 @@ import (
 
 // Status is what the status line shows of the session.
 type Status struct {
-	Model   string
-	Context agent.Context // the next request's size, and the window; zero before any
-	Cost    *float64      // what the session's requests cost; nil when the price is unknown
-	Tokens  int           // the tokens the session's requests read and wrote, for when it is
+	Model     string
+	Reasoning string        // the level set for the session or by the settings; "" for the model's default
+	Context   agent.Context // the next request's size, and the window; zero before any
+	Cost      *float64      // what the session's requests cost; nil when the price is unknown
+	Tokens    int           // the tokens the session's requests read and wrote, for when it is
 	// Approval is the approval mode; Sandbox the sandbox's, "" when off.
 	Approval, Sandbox string
 	// Jobs and Agents count the background jobs and sub-agents running.
 	Jobs, Agents int
 }
 
-// String is the status line: "claude-sonnet-5 · ctx 41% · 82k/200k · $0.42
-// · ask · sandbox workspace-write · 1 job · 2 agents".
+// String is the status line: "claude-sonnet-5 · thinking high · ctx 41% ·
+// 82k/200k · $0.42 · ask · sandbox workspace-write · 1 job · 2 agents".
 func (st Status) String() string {
 	parts := []string{st.Model}
+	if st.Reasoning != "" {
+		parts = append(parts, "thinking "+st.Reasoning)
+	}
 	switch c := st.Context; {
 	case c.Window > 0 && c.Tokens > 0:
 		parts = append(parts, fmt.Sprintf("ctx %d%% · %s/%s", c.Tokens*100/c.Window, display.Tokens(c.Tokens), display.Tokens(c.Window)))
@@ -61,7 +65,7 @@ func (st Status) String() string {
 // line runs.
 func (s *Shell) Status(model string) Status {
 	s.mu.Lock()
-	st := Status{Model: model, Context: s.ctxUse, Tokens: s.tokens, Approval: string(s.approvalMode()), Sandbox: s.Sandbox}
+	st := Status{Model: model, Reasoning: string(s.Reasoning), Context: s.ctxUse, Tokens: s.tokens, Approval: string(s.approvalMode()), Sandbox: s.Sandbox}
 	if s.cost != nil {
 		c := *s.cost
 		st.Cost = &c

@@ -19,6 +19,7 @@ func TestStatusLine(t *testing.T) {
 			"claude-x · ctx 41% · 82k/200k · $0.42 · ask"},
 		{Status{Model: "qwen3", Context: agent.Context{Tokens: 1500}, Tokens: 12_345, Approval: "auto", Sandbox: "workspace-write", Jobs: 1, Agents: 2},
 			"qwen3 · ctx 1.5k/? · 12k tokens · auto · sandbox workspace-write · 1 job · 2 agents"},
+		{Status{Model: "claude-x", Reasoning: "high", Approval: "ask"}, "claude-x · thinking high · ask"},
 	} {
 		if got := tc.st.String(); got != tc.want {
 			t.Errorf("got  %q\nwant %q", got, tc.want)
