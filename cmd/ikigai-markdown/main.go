@@ -9,6 +9,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"math"
 	"os"
 	"regexp"
 	"strings"
@@ -57,7 +58,7 @@ func main() {
 func render(renderer func(int) (*glamour.TermRenderer, error), req markdown.Request) (string, error) {
 	width := max(req.Width-4, 20)
 	if !list.MatchString(req.Text) {
-		r, err := renderer(width)
+		r, err := renderer(min(width, tableWidth(req.Text)))
 		if err != nil {
 			return "", err
 		}
@@ -90,7 +91,37 @@ func render(renderer func(int) (*glamour.TermRenderer, error), req markdown.Requ
 	return b.String(), nil
 }
 
+// tableWidth is the width a table needs to show its cells unwrapped, as
+// far as their source tells (emphasis marks count, so it errs wide), when
+// text is a table; a very large number when it is not. The renderer
+// stretches a table to the width it is given: a table of two short columns
+// would otherwise span the screen.
+func tableWidth(text string) int {
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	if len(lines) < 2 || !delimiterRow.MatchString(lines[1]) {
+		return math.MaxInt
+	}
+	var cols []int
+	for _, line := range lines {
+		line = strings.TrimSpace(line)
+		line = strings.TrimSuffix(strings.TrimPrefix(line, "|"), "|")
+		for i, cell := range strings.Split(line, "|") {
+			if i == len(cols) {
+				cols = append(cols, 0)
+			}
+			cols[i] = max(cols[i], ansi.StringWidth(strings.TrimSpace(cell)))
+		}
+	}
+	total := 0
+	for _, w := range cols {
+		total += w + 4 // its margins, the separator after it, and room to align its text
+	}
+	return total
+}
+
 var (
+	// delimiterRow matches the line under a table's header: | --- | :-: |.
+	delimiterRow = regexp.MustCompile(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`)
 	// list matches a block that is a list.
 	list = regexp.MustCompile(`^\s*([-*+]|\d+[.)])\s`)
 	// item matches the start of a rendered list item: its margin and mark.

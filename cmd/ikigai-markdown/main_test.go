@@ -61,3 +61,33 @@ func TestBlocks(t *testing.T) {
 		}
 	}
 }
+
+// A table is about as wide as its cells need, not as the screen; cells of
+// wide characters or aligned text are not wrapped; a table wider than the
+// screen still fits it.
+func TestTablesFit(t *testing.T) {
+	got := plain(t, "| a | b |\n|---|---|\n| 1 | 22 |", 90)
+	want := []string{
+		"   a   │ b",
+		"  ─────┼────",
+		"   1   │ 22",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	got = plain(t, "| name | 値 | note |\n|:--|--:|:-:|\n| 東京 | 1 | the first one |", 90)
+	want = []string{
+		"   name │  値 │     note",
+		"  ──────┼─────┼───────────────",
+		"   東京 │   1 │ the first one",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	wide := "| " + strings.Repeat("word ", 30) + "| b |\n|---|---|\n| 1 | 2 |"
+	for _, l := range plain(t, wide, 60) {
+		if ansi.StringWidth(l) > 60 {
+			t.Errorf("%q is wider than 60", l)
+		}
+	}
+}
