@@ -43,6 +43,9 @@ func (s *Shell) endTurn(ctx context.Context, conv *agent.Conversation, t *sessio
 	s.turn = nil
 	if t.Before != "" {
 		t.After = s.snapshot(ctx, fmt.Sprintf("after turn %d: %s", len(s.turns)+1, firstLine(t.Prompt)))
+		if t.After != "" && s.unchanged(ctx, t.Before, t.After) {
+			t.Before, t.After = "", "" // its calls could have changed files, and did not
+		}
 	}
 	if t.Before == "" && len(conv.Messages) <= t.Messages {
 		return // a failed run, taken out, that changed nothing
@@ -134,6 +137,16 @@ func (s *Shell) snapshot(ctx context.Context, message string) string {
 		return ""
 	}
 	return id
+}
+
+// unchanged reports whether the files are the same in two checkpoints.
+func (s *Shell) unchanged(ctx context.Context, from, to string) bool {
+	r := s.checkpoints(context.WithoutCancel(ctx))
+	if r == nil {
+		return false
+	}
+	changed, err := r.Changed(context.WithoutCancel(ctx), from, to)
+	return err == nil && len(changed) == 0
 }
 
 // hasCheckpoint reports whether a turn of the session has a checkpoint.

@@ -229,3 +229,25 @@ func TestRewindInRepository(t *testing.T) {
 		t.Errorf("an ignored file was restored: %q", data)
 	}
 }
+
+// A turn whose calls could have changed files but changed none (a command
+// that only looked) is not listed as one that changed files, and keeps no
+// checkpoint.
+func TestTurnThatChangedNothing(t *testing.T) {
+	f, _ := rewindFixture(t,
+		providertest.Reply{ToolCalls: []providertest.Call{{ID: "c1", Name: "look", Arguments: json.RawMessage(`{}`)}}},
+		providertest.Reply{Text: "Looked."},
+	)
+	look := "#!/bin/sh\nif [ \"$1\" = --schema ]; then echo '{\"name\":\"look\",\"description\":\"Looks\"}'; exit 0; fi\ncat >/dev/null\necho '{\"ok\":true}'\n"
+	os.WriteFile(filepath.Join(f.tools, "look-tool"), []byte(look), 0o755)
+	f.be.Refresh(context.Background())
+	f.run(t, "look around")
+	want := "Turns (/rewind N goes back to before turn N; /rewind N files or /rewind N conversation, to one of them):\n" +
+		"  1  look around"
+	if got := f.run(t, "/rewind").Output; got != want {
+		t.Errorf("/rewind:\n%s\nwant\n%s", got, want)
+	}
+	if turns := f.shell.Turns(); len(turns) != 1 || turns[0].Before != "" || turns[0].After != "" {
+		t.Errorf("turns %+v, want one without checkpoints", turns)
+	}
+}
