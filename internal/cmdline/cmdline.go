@@ -191,7 +191,39 @@ func UsageError(c *cli.Context, err error, _ bool) error {
 	if c.Command != nil && c.Command.HelpName != "" {
 		name = c.Command.HelpName
 	}
-	return cli.Exit(fmt.Sprintf("%v (see %s --help)", err, name), 2)
+	return cli.Exit(fmt.Sprintf("%s (see %s --help)", flagMessage(err.Error()), name), 2)
+}
+
+// flagMessage puts a message of the flag parser in the words the user
+// typed: "flag needs an argument: -model" becomes "--model needs a value".
+// A flag at the end of the line, which Arrange places before the "--" of
+// the arguments, reaches the parser with "--" for its value.
+func flagMessage(msg string) string {
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return "unknown flag " + dashed(name)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return dashed(name) + " needs a value"
+	}
+	if m := invalidValue().FindStringSubmatch(msg); m != nil {
+		if m[1] == "--" {
+			return dashed(m[2]) + " needs a value"
+		}
+		return fmt.Sprintf("%s: invalid value \"%s\"", dashed(m[2]), m[1]) // m[1] is quoted already
+	}
+	return msg
+}
+
+// invalidValue matches the parser's message for a value it cannot read:
+// the value, and the flag's name.
+var invalidValue = lazyregexp.New(`^invalid value "(.*)" for flag -([^:]+): `)
+
+// dashed is a flag's name as it is typed: -m, --model.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // SetUsageError makes UsageError the usage error handler of cmds and

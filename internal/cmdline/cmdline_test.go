@@ -164,3 +164,25 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+// The flag parser's messages are put in the words the user typed: flags
+// with the dashes they take, and a flag with nothing after it (which
+// Arrange has placed before the "--" of the arguments) as one lacking its
+// value.
+func TestFlagMessage(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"flag provided but not defined: -bogus", "unknown flag --bogus"},
+		{"flag provided but not defined: -x", "unknown flag -x"},
+		{"flag needs an argument: -model", "--model needs a value"},
+		{"flag needs an argument: -m", "-m needs a value"},
+		{`invalid value "--" for flag -tool-timeout: parse error`, "--tool-timeout needs a value"},
+		{`invalid value "soon" for flag -timeout: parse error`, `--timeout: invalid value "soon"`},
+		{`invalid value "a b" for flag -t: strconv.ParseFloat: parsing "a b": invalid syntax`, `-t: invalid value "a b"`},
+		{`invalid value "a\"b" for flag -t: parse error`, `-t: invalid value "a\"b"`},
+		{"something else", "something else"},
+	} {
+		if got := flagMessage(tc.in); got != tc.want {
+			t.Errorf("flagMessage(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
