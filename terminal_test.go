@@ -797,6 +797,33 @@ func TestTerminalMarkdown(t *testing.T) {
 	}
 }
 
+// A resumed conversation's answers are shown rendered, as they were when
+// they streamed, and before anything else.
+func TestTerminalResumeMarkdown(t *testing.T) {
+	answer := "Some **bold** words.\n\n| name | size |\n|------|------|\n| a.go | 12 |\n\nThe end."
+	s := newSession(t, providertest.Reply{Text: answer})
+	s.env = slices.DeleteFunc(s.env, func(v string) bool { return v == "NO_COLOR=1" })
+	tm := s.start()
+	tm.waitFor("/help for commands")
+	tm.typ("Plan it\r")
+	tm.waitFor("The end.")
+	tm.waitIdle()
+	tm.typ("\x04")
+	tm.exit()
+
+	tm = s.start("--continue")
+	tm.waitFor("/help for commands", "Plan it", "Some bold words.", "a.go", "The end.")
+	tm.waitIdle()
+	screen := tm.history()
+	for _, raw := range []string{"**bold**", "|------|"} {
+		if strings.Contains(screen, raw) {
+			t.Errorf("%q is shown as written:\n%s", raw, screen)
+		}
+	}
+	tm.typ("\x04")
+	tm.exit()
+}
+
 // A resize while the answer is under way: what was printed stays as it
 // was, once; what comes after is rendered to the new width.
 func TestTerminalResizeWhileStreaming(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"github.com/ikigai-tools/ikigai/internal/approval"
 	"github.com/ikigai-tools/ikigai/internal/display"
 	"github.com/ikigai-tools/ikigai/internal/markdown"
+	"github.com/ikigai-tools/ikigai/internal/provider"
 	"github.com/ikigai-tools/ikigai/internal/repl"
 )
 
@@ -62,6 +63,8 @@ type (
 	// mdMsg brings the Markdown renderer, started once the prompt is up;
 	// nil when it could not be.
 	mdMsg struct{ r *markdown.Renderer }
+	// replayedMsg brings the resumed conversation, rendered.
+	replayedMsg struct{ lines []string }
 	// completedMsg brings what the word before the cursor of line
 	// completes to: each item replaces line[start:].
 	completedMsg struct {
@@ -109,8 +112,13 @@ type Model struct {
 
 	markdown string             // the Markdown helper's path; "" for none
 	md       *markdown.Renderer // renders the model's answers; nil shows them as written
-	split    markdown.Splitter  // the answer's blocks, each rendered once complete
-	blocks   int                // the blocks of the answer printed so far
+	mdReady  bool               // md is what it will be
+	// resumed is the conversation resumed, to be shown once the renderer
+	// is ready; nothing is printed until it is.
+	resumed   []provider.Message
+	replaying bool              // resumed is being rendered
+	split     markdown.Splitter // the answer's blocks, each rendered once complete
+	blocks    int               // the blocks of the answer printed so far
 
 	queue  []string // lines sent while a line ran, to send when it ends
 	full   bool     // results are shown whole, not cut (Ctrl-O)
@@ -194,12 +202,20 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
+		if cmd := m.replayResumed(); cmd != nil {
+			return m, cmd
+		}
 	case tea.KeyPressMsg:
 		return m, tea.Batch(m.key(msg), m.flush())
 	case completedMsg:
 		m.completed(msg)
 	case mdMsg:
-		m.md = msg.r
+		m.md, m.mdReady = msg.r, true
+		return m, m.replayResumed()
+	case replayedMsg:
+		m.out = append(msg.lines, m.out...)
+		m.resumed, m.replaying = nil, false
+		return m, m.flush()
 	case tea.PasteMsg:
 		if m.telling {
 			m.why += msg.Content
@@ -529,6 +545,17 @@ func (m *Model) event(e agent.Event) {
 	}
 }
 
+// replayResumed renders the resumed conversation once the renderer is
+// ready and the width known, off the UI's goroutine.
+func (m *Model) replayResumed() tea.Cmd {
+	if m.resumed == nil || m.replaying || !m.mdReady || !m.sized {
+		return nil
+	}
+	m.replaying = true
+	msgs, md, width := m.resumed, m.md, m.textWidth()
+	return func() tea.Msg { return replayedMsg{replay(msgs, renderAnswer(md, width))} }
+}
+
 // printMarkdown prints a complete block of the answer, rendered; as it was
 // written when the renderer fails, which it then does for good.
 func (m *Model) printMarkdown(block string) {
@@ -701,7 +728,7 @@ func (m *Model) print(lines ...string) {
 // on the screen together (the frame lands in the scrollback, rows are lost).
 // View keeps to frameRows, and a print to the rows left.
 func (m *Model) flush() tea.Cmd {
-	if m.printing || !m.sized {
+	if m.printing || !m.sized || m.resumed != nil {
 		return nil
 	}
 	width, room := m.textWidth(), m.height-m.frameRows()

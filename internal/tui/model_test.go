@@ -376,7 +376,7 @@ func TestReplay(t *testing.T) {
 		{Role: provider.Assistant, Parts: []provider.Part{provider.Text("One file.")}},
 	}
 	want := []string{"", "> List\n    the\n    files\n    please\n    … 1 more line", "Sure.", `→ glob: pattern="*"`, "← glob: ok: a.go", "One file."}
-	if diff := cmp.Diff(want, replay(msgs)); diff != "" {
+	if diff := cmp.Diff(want, replay(msgs, nil)); diff != "" {
 		t.Errorf("replay (-want +got):\n%s", diff)
 	}
 }

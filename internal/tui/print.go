@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ikigai-tools/ikigai/internal/display"
 	"github.com/ikigai-tools/ikigai/internal/execute"
+	"github.com/ikigai-tools/ikigai/internal/markdown"
 	"github.com/ikigai-tools/ikigai/internal/provider"
 )
 
@@ -79,9 +80,23 @@ func approvalText(tool, text string) string {
 	return strings.Join(lines, "\n")
 }
 
+// replayRendered is how many of a resumed conversation's answers, the
+// latest, are rendered as Markdown: the older ones are shown as written, so
+// that a long conversation does not keep the renderer busy for seconds.
+const replayRendered = 100
+
 // replay renders a saved conversation for the scrollback, as it looked
-// when it happened, each user message cut to a few lines.
-func replay(msgs []provider.Message) []string {
+// when it happened, each user message cut to a few lines. render draws an
+// answer; nil shows it as written.
+func replay(msgs []provider.Message, render func(text string) []string) []string {
+	answers := 0
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if _, ok := p.(provider.Text); ok && m.Role != provider.User {
+				answers++
+			}
+		}
+	}
 	var out []string
 	names := map[string]string{} // tool names by call id
 	for _, m := range msgs {
@@ -90,11 +105,18 @@ func replay(msgs []provider.Message) []string {
 			case provider.Text:
 				text := strings.TrimSpace(string(p))
 				switch {
-				case text == "":
 				case m.Role == provider.User:
-					out = append(out, "", echo(display.Lines(text, display.MaxResultLines, display.MaxLineWidth)))
+					if text != "" {
+						out = append(out, "", echo(display.Lines(text, display.MaxResultLines, display.MaxLineWidth)))
+					}
+				case text == "":
+					answers--
+				case render != nil && answers <= replayRendered:
+					out = append(out, render(display.Clean(text))...)
+					answers--
 				default:
 					out = append(out, display.Clean(text))
+					answers--
 				}
 			case provider.ToolCall:
 				names[p.ID] = p.Name
@@ -109,4 +131,32 @@ func replay(msgs []provider.Message) []string {
 		}
 	}
 	return out
+}
+
+// renderAnswer returns a function that draws an answer as the stream
+// would have, block by block, width columns wide; as written when r is nil
+// or fails.
+func renderAnswer(r *markdown.Renderer, width int) func(text string) []string {
+	if r == nil {
+		return nil
+	}
+	return func(text string) []string {
+		var split markdown.Splitter
+		blocks := split.Write(text)
+		if last, ok := split.Flush(); ok {
+			blocks = append(blocks, last)
+		}
+		var out []string
+		for i, b := range blocks {
+			lines, err := r.Render(b, width)
+			if err != nil {
+				return []string{text}
+			}
+			if i > 0 {
+				out = append(out, "") // blocks apart, as Markdown sets them
+			}
+			out = append(out, lines...)
+		}
+		return out
+	}
 }

@@ -37,8 +37,13 @@ type Options struct {
 // Run runs the terminal UI on shell until the user quits. It sets the
 // shell's Observe, Asker and Keys.
 func Run(ctx context.Context, shell *repl.Shell, opts Options) error {
-	m := newModel(ctx, shell, loadHistory(opts.History), replay(shell.Conversation()))
+	m := newModel(ctx, shell, loadHistory(opts.History), nil)
 	m.markdown = opts.Markdown
+	if conv := shell.Conversation(); opts.Markdown != "" && len(conv) > 0 {
+		m.resumed = conv // shown once the renderer is ready
+	} else {
+		m.out = replay(conv, nil)
+	}
 	if opts.Prompt != "" {
 		m.input.SetValue(opts.Prompt)
 		m.pending = true
