@@ -60,7 +60,7 @@ func (w *Workspace) RemoveMCPServer(project bool, name string) (path string, for
 	}
 	after, err := Load(w.in, w.opts)
 	if err != nil {
-		return path, false, err
+		return path, false, nil // who else may use the login cannot be told: it stays
 	}
 	if _, ok := after.Config.MCPServers[name]; ok || w.hasServer(!project, name) {
 		return path, false, nil // another server of that name may use the login
