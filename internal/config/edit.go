@@ -99,6 +99,24 @@ func RemoveServer(data []byte, name string) ([]byte, error) {
 	return nil, ErrNoServer
 }
 
+// HasServer reports whether data, a configuration file's JSON, holds a
+// server called name in either list of servers.
+func HasServer(data []byte, name string) bool {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return false
+	}
+	_, lists, err := serverLists(data)
+	if err != nil {
+		return false
+	}
+	for _, l := range lists {
+		if l.find(name) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // A serverList is a file's list of MCP servers and the key it is under.
 type serverList struct {
 	object

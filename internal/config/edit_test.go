@@ -60,3 +60,21 @@ func TestRemoveServer(t *testing.T) {
 		t.Errorf("remove a missing one: %v", err)
 	}
 }
+
+func TestHasServer(t *testing.T) {
+	for _, tc := range []struct {
+		file, name string
+		want       bool
+	}{
+		{`{"mcp_servers": {"a": {"command": "a"}}}`, "a", true},
+		{`{"mcpServers": {"a": {"command": "a"}}}`, "a", true},
+		{`{"mcp_servers": {"a": {"command": "a"}}}`, "b", false},
+		{`{"model": "a"}`, "a", false},
+		{``, "a", false},
+		{`{"mcp_servers": `, "a", false},
+	} {
+		if got := HasServer([]byte(tc.file), tc.name); got != tc.want {
+			t.Errorf("HasServer(%s, %s) = %v, want %v", tc.file, tc.name, got, tc.want)
+		}
+	}
+}

@@ -92,11 +92,7 @@ func (w *Workspace) hasServer(project bool, name string) bool {
 		return false
 	}
 	data, err := os.ReadFile(path)
-	if err != nil {
-		return false
-	}
-	_, err = config.RemoveServer(data, name)
-	return err == nil
+	return err == nil && config.HasServer(data, name)
 }
 
 // editServers edits the file of servers with edit; the result must be a
