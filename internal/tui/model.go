@@ -202,16 +202,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
-		if cmd := m.replayResumed(); cmd != nil {
-			return m, cmd
-		}
+		return m, tea.Batch(m.replayResumed(), m.flush())
 	case tea.KeyPressMsg:
 		return m, tea.Batch(m.key(msg), m.flush())
 	case completedMsg:
 		m.completed(msg)
 	case mdMsg:
 		m.md, m.mdReady = msg.r, true
-		return m, m.replayResumed()
+		return m, tea.Batch(m.replayResumed(), m.flush())
 	case replayedMsg:
 		m.out = append(msg.lines, m.out...)
 		m.resumed, m.replaying = nil, false
