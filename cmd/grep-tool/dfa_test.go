@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"regexp"
-	"regexp/syntax"
 	"strings"
 	"testing"
 
@@ -24,21 +22,15 @@ func TestDFAFull(t *testing.T) {
 	}
 	patterns := []string{`[A-Z][a-z]+[0-9]{3}`, `\w+_\w+_\w+`, `^\w+$`, `\bgo\b`, `(?i)[à-ÿ]`, `\B.\B`, `$`, `^\r`, `.\r$`}
 	for _, pattern := range patterns {
-		re := regexp.MustCompile(pattern)
-		parsed, err := syntax.Parse(pattern, syntax.Perl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		prog, err := syntax.Compile(parsed.Simplify())
+		m, err := newMatcher(pattern, false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, limit := range []int{2, maxStates} {
-			d := newDFA(prog)
-			d.limit, d.resets = limit, math.MaxInt
+			d := unlimited(m, limit)
 			for _, text := range texts {
 				got := dfaLines(d, []byte(text))
-				if diff := cmp.Diff(reference(re, []byte(text)), got); diff != "" {
+				if diff := cmp.Diff(reference(m.re, []byte(text)), got); diff != "" {
 					t.Errorf("%q in %q, %d states (-want +got):\n%s", pattern, text, limit, diff)
 				}
 			}
@@ -48,6 +40,16 @@ func TestDFAFull(t *testing.T) {
 			}
 		}
 	}
+}
+
+// unlimited returns a new automaton for m's pattern that keeps at most
+// limit states and empties its table as often as it must, never giving up.
+func unlimited(m *matcher, limit int) *dfa {
+	pooled := m.dfas.Get().(*dfa)
+	defer m.dfas.Put(pooled)
+	d := newDFA(pooled.prog)
+	d.limit, d.resets = limit, math.MaxInt
+	return d
 }
 
 // dfaLines lists the lines d finds in text as "num:content", checking

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -192,9 +191,7 @@ func FuzzLines(f *testing.F) {
 		}
 		// The automaton alone over the whole text, whether or not the
 		// pattern has literals, its table emptied at every step.
-		d := newDFA(m.dfas.Get().(*dfa).prog)
-		d.limit, d.resets = 2, math.MaxInt
-		if diff := cmp.Diff(want, dfaLines(d, text)); diff != "" {
+		if diff := cmp.Diff(want, dfaLines(unlimited(m, 2), text)); diff != "" {
 			t.Errorf("%q (ignore case %v) in %q, the automaton alone (-want +got):\n%s", pattern, ignoreCase, text, diff)
 		}
 		m.lines(text, func(num int, line []byte, at int) {

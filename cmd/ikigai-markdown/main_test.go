@@ -66,23 +66,24 @@ func TestBlocks(t *testing.T) {
 // wide characters or aligned text are not wrapped; a table wider than the
 // screen still fits it.
 func TestTablesFit(t *testing.T) {
-	got := plain(t, "| a | b |\n|---|---|\n| 1 | 22 |", 90)
-	want := []string{
-		"   a   │ b",
-		"  ─────┼────",
-		"   1   │ 22",
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	got = plain(t, "| name | 値 | note |\n|:--|--:|:-:|\n| 東京 | 1 | the first one |", 90)
-	want = []string{
-		"   name │  値 │     note",
-		"  ──────┼─────┼───────────────",
-		"   東京 │   1 │ the first one",
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
+	for _, tc := range []struct {
+		table string
+		want  []string
+	}{
+		{"| a | b |\n|---|---|\n| 1 | 22 |", []string{
+			"   a   │ b",
+			"  ─────┼────",
+			"   1   │ 22",
+		}},
+		{"| name | 値 | note |\n|:--|--:|:-:|\n| 東京 | 1 | the first one |", []string{
+			"   name │  値 │     note",
+			"  ──────┼─────┼───────────────",
+			"   東京 │   1 │ the first one",
+		}},
+	} {
+		if diff := cmp.Diff(tc.want, plain(t, tc.table, 90)); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tc.table, diff)
+		}
 	}
 	wide := "| " + strings.Repeat("word ", 30) + "| b |\n|---|---|\n| 1 | 2 |"
 	for _, l := range plain(t, wide, 60) {
