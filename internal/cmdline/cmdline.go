@@ -31,6 +31,9 @@ const PromptMark = ""
 // subcommand; an unknown flag stays with the command it follows, which
 // reports it. "--" ends the flags: what follows is arguments, even when it
 // starts with "-". Each command's arguments come after a "--" of their own.
+// A flag that needs a value and ends the line ends the arranged line too,
+// so that the library reports the missing value rather than taking the
+// next command's name or that "--" for it.
 func Arrange(app *cli.App, args []string) []string {
 	if len(args) == 0 || slices.Contains(args, CompletionFlag) {
 		return args
@@ -48,7 +51,8 @@ func Arrange(app *cli.App, args []string) []string {
 		root.flags = append(root.flags, cli.VersionFlag)
 	}
 	path := []*level{root}
-	dashes := false // the user's "--" was seen
+	dashes := false     // the user's "--" was seen
+	var dangling *level // the level of a last flag missing its value
 	for i := 1; i < len(args); i++ {
 		arg, cur := args[i], path[len(path)-1]
 		switch {
@@ -68,9 +72,13 @@ func Arrange(app *cli.App, args []string) []string {
 				}
 			}
 			owner.flagArgs = append(owner.flagArgs, arg)
-			if f != nil && !hasValue && takesValue(f) && i+1 < len(args) {
+			switch {
+			case f == nil || hasValue || !takesValue(f):
+			case i+1 < len(args):
 				i++
 				owner.flagArgs = append(owner.flagArgs, args[i])
+			default:
+				dangling = owner
 			}
 		default:
 			// The first argument that names a subcommand, before any other
@@ -91,6 +99,9 @@ func Arrange(app *cli.App, args []string) []string {
 			out = append(out, l.name)
 		}
 		out = append(out, l.flagArgs...)
+		if l == dangling {
+			break // its last flag, missing its value, ends the line
+		}
 		// Only the last command can have arguments: a subcommand starts
 		// only before any.
 		if len(l.posArgs) > 0 {
@@ -196,8 +207,6 @@ func UsageError(c *cli.Context, err error, _ bool) error {
 
 // flagMessage puts a message of the flag parser in the words the user
 // typed: "flag needs an argument: -model" becomes "--model needs a value".
-// A flag at the end of the line, which Arrange places before the "--" of
-// the arguments, reaches the parser with "--" for its value.
 func flagMessage(msg string) string {
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 		return "unknown flag " + dashed(name)
@@ -206,9 +215,6 @@ func flagMessage(msg string) string {
 		return dashed(name) + " needs a value"
 	}
 	if m := invalidValue().FindStringSubmatch(msg); m != nil {
-		if m[1] == "--" {
-			return dashed(m[2]) + " needs a value"
-		}
 		return fmt.Sprintf("%s: invalid value \"%s\"", dashed(m[2]), m[1]) // m[1] is quoted already
 	}
 	return msg

@@ -80,7 +80,13 @@ func TestArrange(t *testing.T) {
 		{"a word after the prompt is not a command",
 			[]string{"ikigai", "fix", "tools"},
 			[]string{"ikigai", "--", "fix", "tools"}},
-		{"a flag missing its value", []string{"ikigai", "hi", "--provider"}, []string{"ikigai", "--provider", "--", "hi"}},
+		{"a flag missing its value ends the line", []string{"ikigai", "hi", "--provider"}, []string{"ikigai", "--provider"}},
+		{"a root flag missing its value after a command",
+			[]string{"ikigai", "tools", "call", "x", "--provider"},
+			[]string{"ikigai", "--provider"}},
+		{"a command's flag missing its value",
+			[]string{"ikigai", "tools", "call", "x", "--trust", "--timeout"},
+			[]string{"ikigai", "--trust", "tools", "call", "--timeout"}},
 		{"completion is left alone",
 			[]string{"ikigai", "tools", "x", "--generate-bash-completion"},
 			[]string{"ikigai", "tools", "x", "--generate-bash-completion"}},
@@ -165,17 +171,14 @@ func TestEditDistance(t *testing.T) {
 	}
 }
 
-// The flag parser's messages are put in the words the user typed: flags
-// with the dashes they take, and a flag with nothing after it (which
-// Arrange has placed before the "--" of the arguments) as one lacking its
-// value.
+// The flag parser's messages are put in the words the user typed, flags
+// with the dashes they take.
 func TestFlagMessage(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"flag provided but not defined: -bogus", "unknown flag --bogus"},
 		{"flag provided but not defined: -x", "unknown flag -x"},
 		{"flag needs an argument: -model", "--model needs a value"},
 		{"flag needs an argument: -m", "-m needs a value"},
-		{`invalid value "--" for flag -tool-timeout: parse error`, "--tool-timeout needs a value"},
 		{`invalid value "soon" for flag -timeout: parse error`, `--timeout: invalid value "soon"`},
 		{`invalid value "a b" for flag -t: strconv.ParseFloat: parsing "a b": invalid syntax`, `-t: invalid value "a b"`},
 		{`invalid value "a\"b" for flag -t: parse error`, `-t: invalid value "a\"b"`},
